@@ -1,0 +1,82 @@
+// Package paths says where ctxhook keeps its files.
+//
+// Data (the store, session state, the spool) goes to
+// $XDG_STATE_HOME/ctxhook (default ~/.local/state/ctxhook), the compilation
+// cache to the user cache dir, the config to
+// $XDG_CONFIG_HOME/ctxhook/config.toml. CTXHOOK_HOME moves all three under
+// one directory, which is what tests and the demo use.
+package paths
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+)
+
+// Paths are the resolved locations. Every directory is created 0700.
+type Paths struct {
+	Data   string // store, state, spool
+	Cache  string // wazero compilation cache
+	Config string // config.toml (a file)
+}
+
+// DB is the SQLite store.
+func (p Paths) DB() string { return filepath.Join(p.Data, "ctxhook.db") }
+
+// StateDir holds one JSON document per agent session.
+func (p Paths) StateDir() string { return filepath.Join(p.Data, "sessions") }
+
+// SpoolDir holds events that could not be written to the store yet.
+func (p Paths) SpoolDir() string { return filepath.Join(p.Data, "spool") }
+
+// WasmCache is the compilation cache directory.
+func (p Paths) WasmCache() string { return filepath.Join(p.Cache, "wasm") }
+
+// Resolve computes Paths from an environment lookup (os.Getenv in
+// production, a map in tests).
+func Resolve(getenv func(string) string) (Paths, error) {
+	if h := getenv("CTXHOOK_HOME"); h != "" {
+		h, err := filepath.Abs(h)
+		if err != nil {
+			return Paths{}, err
+		}
+		return Paths{
+			Data:   filepath.Join(h, "state"),
+			Cache:  filepath.Join(h, "cache"),
+			Config: filepath.Join(h, "config", "config.toml"),
+		}, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return Paths{}, errors.New("paths: neither CTXHOOK_HOME nor HOME is set")
+		}
+	}
+	state := getenv("XDG_STATE_HOME")
+	if state == "" {
+		state = filepath.Join(home, ".local", "state")
+	}
+	cfg := getenv("XDG_CONFIG_HOME")
+	if cfg == "" {
+		cfg = filepath.Join(home, ".config")
+	}
+	cache := getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		cache = filepath.Join(home, ".cache")
+	}
+	return Paths{
+		Data:   filepath.Join(state, "ctxhook"),
+		Cache:  filepath.Join(cache, "ctxhook"),
+		Config: filepath.Join(cfg, "ctxhook", "config.toml"),
+	}, nil
+}
+
+// EnsureDir creates dir (and parents) and forces it to 0700 whatever the
+// umask, since it holds captured tool output.
+func EnsureDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}

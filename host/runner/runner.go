@@ -1,0 +1,169 @@
+// Package runner loads plugin.wasm through the Extism Go SDK (wazero) and
+// calls its exports. It is the only way host code reaches a decision.
+//
+// Loading validates the module: every export in abi.RequiredExports must
+// exist and ctxhook_abi_version must equal abi.Version, else New fails with
+// an error naming what is wrong. Compiled code is cached on disk, so only
+// the first process after an install or upgrade pays for compilation.
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxhook/ctxhook/plugin"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+)
+
+// Errors a caller can tell apart with errors.Is.
+var (
+	ErrMissingExport = errors.New("runner: plugin lacks required exports")
+	ErrABIVersion    = errors.New("runner: plugin ABI version mismatch")
+	ErrCall          = errors.New("runner: plugin call failed")
+)
+
+// Options tune a Runner. Zero values are sane defaults.
+type Options struct {
+	// Wasm is the module; nil means the embedded plugin.Wasm.
+	Wasm []byte
+	// CacheDir holds wazero's compilation cache; "" disables it.
+	CacheDir string
+	// CallTimeout bounds each export call (default 2 s).
+	CallTimeout time.Duration
+	// MaxMemoryPages caps guest memory in 64 KiB pages (default 4096 = 256 MiB).
+	MaxMemoryPages uint32
+}
+
+// Runner is one loaded, validated plugin instance. It is not safe for
+// concurrent use.
+type Runner struct {
+	compiled *extism.CompiledPlugin
+	inst     *extism.Plugin
+}
+
+// New loads and validates the plugin.
+func New(ctx context.Context, o Options) (*Runner, error) {
+	// The guest must never write to our stdout: that is the harness's
+	// channel. The SDK wires guest output to ours when this is set.
+	os.Unsetenv("EXTISM_ENABLE_WASI_OUTPUT")
+
+	wasm := o.Wasm
+	if wasm == nil {
+		wasm = plugin.Wasm
+	}
+	timeout := o.CallTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Second
+	}
+	pages := o.MaxMemoryPages
+	if pages == 0 {
+		pages = 4096
+	}
+	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(true)
+	if o.CacheDir != "" {
+		if err := os.MkdirAll(o.CacheDir, 0o700); err == nil {
+			if cache, err := wazero.NewCompilationCacheWithDir(o.CacheDir); err == nil {
+				rc = rc.WithCompilationCache(cache)
+			}
+		}
+	}
+	manifest := extism.Manifest{
+		Wasm:    []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
+		Timeout: uint64(timeout.Milliseconds()),
+		Memory:  &extism.ManifestMemory{MaxPages: pages},
+	}
+	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("runner: compile plugin: %w", err)
+	}
+	inst, err := compiled.Instance(ctx, extism.PluginInstanceConfig{})
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, fmt.Errorf("runner: instantiate plugin: %w", err)
+	}
+	r := &Runner{compiled: compiled, inst: inst}
+	if err := r.validate(ctx); err != nil {
+		r.Close(ctx)
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Runner) validate(ctx context.Context) error {
+	var missing []string
+	for _, name := range abi.RequiredExports {
+		if !r.inst.FunctionExists(name) {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: %s", ErrMissingExport, strings.Join(missing, ", "))
+	}
+	out, err := r.call(ctx, abi.ExportABIVersion, nil)
+	if err != nil {
+		return err
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || v != abi.Version {
+		return fmt.Errorf("%w: plugin speaks ABI %q, this host speaks ABI %d", ErrABIVersion, out, abi.Version)
+	}
+	return nil
+}
+
+// Close releases the instance and the runtime.
+func (r *Runner) Close(ctx context.Context) error {
+	r.inst.Close(ctx)
+	return r.compiled.Close(ctx)
+}
+
+func (r *Runner) call(ctx context.Context, name string, in []byte) ([]byte, error) {
+	rc, out, err := r.inst.CallWithContext(ctx, name, in)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrCall, name, err)
+	}
+	if rc != 0 {
+		return nil, fmt.Errorf("%w: %s returned %d", ErrCall, name, rc)
+	}
+	return out, nil
+}
+
+// CallRaw calls an export with raw bytes; tests use it to compare the
+// wasm's bytes with the native engine's.
+func (r *Runner) CallRaw(ctx context.Context, export string, in []byte) ([]byte, error) {
+	return r.call(ctx, export, in)
+}
+
+// Prepare asks which state keys a hook needs.
+func (r *Runner) Prepare(ctx context.Context, req abi.PrepareRequest) (abi.PrepareResponse, error) {
+	var resp abi.PrepareResponse
+	return resp, r.roundTrip(ctx, abi.ExportPrepare, req, &resp)
+}
+
+// Handle asks for the decision and effects of a hook.
+func (r *Runner) Handle(ctx context.Context, req abi.HandleRequest) (abi.HandleResponse, error) {
+	var resp abi.HandleResponse
+	return resp, r.roundTrip(ctx, abi.ExportHandle, req, &resp)
+}
+
+func (r *Runner) roundTrip(ctx context.Context, export string, req, resp any) error {
+	in, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("runner: encode %s request: %w", export, err)
+	}
+	out, err := r.call(ctx, export, in)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(out, resp); err != nil {
+		return fmt.Errorf("%w: %s: decode response: %v", ErrCall, export, err)
+	}
+	return nil
+}

@@ -1,0 +1,271 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// Event is a stored event.
+type Event struct {
+	ID            int64  `json:"id"`
+	TimeMS        int64  `json:"ts_ms"`
+	Session       string `json:"session"`
+	Harness       string `json:"harness"`
+	HookEvent     string `json:"hook_event"`
+	Category      string `json:"category"`
+	Tool          string `json:"tool,omitempty"`
+	Server        string `json:"server,omitempty"`
+	ToolUseID     string `json:"tool_use_id,omitempty"`
+	Cwd           string `json:"cwd,omitempty"`
+	Args          string `json:"args,omitempty"`
+	Response      string `json:"response,omitempty"`
+	Text          string `json:"text,omitempty"`
+	ResponseBytes int64  `json:"response_bytes"`
+	Truncated     bool   `json:"truncated,omitempty"`
+	Redactions    int64  `json:"redactions,omitempty"`
+}
+
+const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd,
+	args, response, text, response_bytes, truncated, redactions`
+
+func scanEvent(st *sqlite3.Stmt) Event {
+	return Event{
+		ID: st.ColumnInt64(0), TimeMS: st.ColumnInt64(1), Session: st.ColumnText(2), Harness: st.ColumnText(3),
+		HookEvent: st.ColumnText(4), Category: st.ColumnText(5), Tool: st.ColumnText(6), Server: st.ColumnText(7),
+		ToolUseID: st.ColumnText(8), Cwd: st.ColumnText(9), Args: st.ColumnText(10), Response: st.ColumnText(11),
+		Text: st.ColumnText(12), ResponseBytes: st.ColumnInt64(13), Truncated: st.ColumnBool(14), Redactions: st.ColumnInt64(15),
+	}
+}
+
+// Event returns one event by id.
+func (s *Store) Event(id int64) (Event, error) {
+	st, _, err := s.conn.Prepare(`SELECT ` + eventCols + ` FROM events WHERE id = ?`)
+	if err != nil {
+		return Event{}, fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	st.BindInt64(1, id)
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return Event{}, fmt.Errorf("store: %w", err)
+		}
+		return Event{}, fmt.Errorf("%w: event %d", ErrNotFound, id)
+	}
+	return scanEvent(st), nil
+}
+
+// SearchOptions filter and bound a search.
+type SearchOptions struct {
+	Session string
+	Server  string
+	Limit   int // default 10
+}
+
+// Hit is one search result.
+type Hit struct {
+	Event   Event   `json:"event"`
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet"`
+}
+
+// ErrEmptyQuery is returned when a query has no terms.
+var ErrEmptyQuery = errors.New("store: empty query")
+
+// rrfK is the reciprocal-rank-fusion constant: results ranked by both
+// indexes rise, and neither index's raw BM25 scale dominates.
+const rrfK = 60
+
+// Search finds events matching q in either index and fuses the rankings.
+func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
+	if q.Empty() {
+		return nil, ErrEmptyQuery
+	}
+	if o.Limit <= 0 {
+		o.Limit = 10
+	}
+	pool := o.Limit * 5
+	scores := map[int64]float64{}
+	rank := func(table, match string) error {
+		if match == "" {
+			return nil
+		}
+		st, _, err := s.conn.Prepare(`SELECT f.rowid FROM ` + table + ` f JOIN events e ON e.id = f.rowid
+			WHERE ` + table + ` MATCH ? AND (?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3)
+			ORDER BY f.rank LIMIT ?4`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		bindAll(st, match, o.Session, o.Server, int64(pool))
+		for i := 0; st.Step(); i++ {
+			scores[st.ColumnInt64(0)] += 1.0 / float64(rrfK+i+1)
+		}
+		return st.Err()
+	}
+	if err := rank("events_fts", q.fts()); err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	if err := rank("events_tri", q.trigram()); err != nil {
+		return nil, fmt.Errorf("store: search: %w", err)
+	}
+	ids := make([]int64, 0, len(scores))
+	for id := range scores {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if scores[ids[i]] != scores[ids[j]] {
+			return scores[ids[i]] > scores[ids[j]]
+		}
+		return ids[i] > ids[j] // newer first on ties
+	})
+	if len(ids) > o.Limit {
+		ids = ids[:o.Limit]
+	}
+	hits := make([]Hit, 0, len(ids))
+	for _, id := range ids {
+		e, err := s.Event(id)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, Hit{Event: e, Score: scores[id], Snippet: Snippet(e.body(), q.Terms, 160)})
+	}
+	return hits, nil
+}
+
+func (e Event) body() string {
+	if e.Text != "" {
+		return e.Text
+	}
+	return e.Response
+}
+
+// Snippet returns about width bytes of body around the first term found
+// (case-insensitively), on one line.
+func Snippet(body string, terms []string, width int) string {
+	lower := strings.ToLower(body)
+	at := -1
+	for _, t := range terms {
+		if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at < 0 {
+		at = 0
+	}
+	start := max(at-width/3, 0)
+	end := min(start+width, len(body))
+	for start > 0 && !utf8.RuneStart(body[start]) {
+		start--
+	}
+	for end < len(body) && !utf8.RuneStart(body[end]) {
+		end++
+	}
+	s := strings.Join(strings.Fields(body[start:end]), " ")
+	if start > 0 {
+		s = "…" + s
+	}
+	if end < len(body) {
+		s += "…"
+	}
+	return s
+}
+
+// Stats summarises one session, or every session when session is "".
+type Stats struct {
+	Session       string           `json:"session,omitempty"`
+	Sessions      int64            `json:"sessions"`
+	Events        int64            `json:"events"`
+	BytesCaptured int64            `json:"bytes_captured"`
+	BytesStored   int64            `json:"bytes_stored"`
+	Redactions    int64            `json:"redactions"`
+	Truncated     int64            `json:"truncated"`
+	ByCategory    map[string]int64 `json:"by_category"`
+	ByServer      map[string]int64 `json:"by_server"`
+	Tallies       map[string]int64 `json:"tallies"`
+	FirstMS       int64            `json:"first_ts_ms"`
+	LastMS        int64            `json:"last_ts_ms"`
+}
+
+// Stats computes a summary.
+func (s *Store) Stats(session string) (Stats, error) {
+	out := Stats{Session: session, ByCategory: map[string]int64{}, ByServer: map[string]int64{}, Tallies: map[string]int64{}}
+	q := func(sql string, each func(*sqlite3.Stmt)) error {
+		st, _, err := s.conn.Prepare(sql)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		st.BindText(1, session)
+		for st.Step() {
+			each(st)
+		}
+		return st.Err()
+	}
+	where := ` WHERE (?1 = '' OR session = ?1)`
+	err := errors.Join(
+		q(`SELECT count(DISTINCT session), count(*), coalesce(sum(response_bytes),0),
+			coalesce(sum(length(response)+length(text)+length(args)),0), coalesce(sum(redactions),0),
+			coalesce(sum(truncated),0), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0) FROM events`+where,
+			func(st *sqlite3.Stmt) {
+				out.Sessions, out.Events, out.BytesCaptured = st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)
+				out.BytesStored, out.Redactions, out.Truncated = st.ColumnInt64(3), st.ColumnInt64(4), st.ColumnInt64(5)
+				out.FirstMS, out.LastMS = st.ColumnInt64(6), st.ColumnInt64(7)
+			}),
+		q(`SELECT category, count(*) FROM events`+where+` GROUP BY 1`, func(st *sqlite3.Stmt) {
+			out.ByCategory[st.ColumnText(0)] = st.ColumnInt64(1)
+		}),
+		q(`SELECT server, count(*) FROM events`+where+` AND server != '' GROUP BY 1`, func(st *sqlite3.Stmt) {
+			out.ByServer[st.ColumnText(0)] = st.ColumnInt64(1)
+		}),
+		q(`SELECT name, sum(count) FROM tallies`+where+` GROUP BY 1`, func(st *sqlite3.Stmt) {
+			out.Tallies[st.ColumnText(0)] = st.ColumnInt64(1)
+		}),
+	)
+	if err != nil {
+		return out, fmt.Errorf("store: stats: %w", err)
+	}
+	return out, nil
+}
+
+// Sessions lists session ids, most recent first.
+func (s *Store) Sessions(limit int) ([]string, error) {
+	st, _, err := s.conn.Prepare(`SELECT session FROM events GROUP BY session ORDER BY max(id) DESC LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	st.BindInt(1, limit)
+	var out []string
+	for st.Step() {
+		out = append(out, st.ColumnText(0))
+	}
+	return out, st.Err()
+}
+
+// Check runs SQLite's integrity checks on the tables and both indexes.
+func (s *Store) Check() error {
+	st, _, err := s.conn.Prepare(`PRAGMA integrity_check`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for st.Step() {
+		if r := st.ColumnText(0); r != "ok" {
+			return fmt.Errorf("store: integrity: %s", r)
+		}
+	}
+	if err := st.Err(); err != nil {
+		return err
+	}
+	for _, t := range []string{"events_fts", "events_tri"} {
+		if err := s.conn.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES('integrity-check')`); err != nil {
+			return fmt.Errorf("store: %s integrity: %w", t, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+// Package store is ctxhook's session store: every captured event in one
+// SQLite file, indexed for full-text search twice (porter-stemmed words for
+// prose, trigrams for ticket ids, paths and camelCase identifiers).
+//
+// The file lives in a 0700 directory; the database and its -wal and -shm
+// files are 0600. WAL mode and a busy timeout let many hook processes write
+// at once. The schema is migrated forward with PRAGMA user_version.
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ncruces/go-sqlite3"
+	"github.com/ncruces/go-sqlite3/ext/fts5"
+)
+
+// ErrNotFound is returned for an unknown event id.
+var ErrNotFound = errors.New("store: not found")
+
+// Options tune Open.
+type Options struct {
+	// BusyTimeout is how long a write waits for another writer (default 2 s).
+	BusyTimeout time.Duration
+	// ReadOnly opens an existing store without creating or migrating it.
+	ReadOnly bool
+}
+
+// Store is an open session store. It is not safe for concurrent use; open
+// one per goroutine (SQLite serialises the writers).
+type Store struct {
+	conn *sqlite3.Conn
+	path string
+}
+
+// Open opens (creating and migrating if needed) the store at path.
+func Open(path string, o Options) (*Store, error) {
+	if o.BusyTimeout == 0 {
+		o.BusyTimeout = 2 * time.Second
+	}
+	dir := filepath.Dir(path)
+	if !o.ReadOnly {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		os.Chmod(dir, 0o700)
+		// SQLite creates -wal and -shm after the database; a 077 umask for
+		// this process makes sure they are born 0600, not widened later.
+		syscall.Umask(0o077)
+	}
+	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
+	if o.ReadOnly {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		flags = sqlite3.OPEN_READONLY
+	}
+	conn, err := sqlite3.OpenFlags(path, flags)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	s := &Store{conn: conn, path: path}
+	if err := s.init(o); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if !o.ReadOnly {
+		s.tightenModes()
+	}
+	return s, nil
+}
+
+func (s *Store) init(o Options) error {
+	if err := fts5.Register(s.conn); err != nil {
+		return fmt.Errorf("store: fts5: %w", err)
+	}
+	if err := s.conn.BusyTimeout(o.BusyTimeout); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if o.ReadOnly {
+		return nil
+	}
+	if err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`); err != nil {
+		return fmt.Errorf("store: pragmas: %w", err)
+	}
+	return s.migrate()
+}
+
+// tightenModes forces 0600 on the database files that exist, in case they
+// were created by an older version or under another umask.
+func (s *Store) tightenModes() {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Chmod(s.path+suffix, 0o600)
+	}
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the store.
+func (s *Store) Close() error { return s.conn.Close() }
+
+// migrations[i] moves the schema from user_version i to i+1.
+var migrations = []string{
+	`CREATE TABLE events(
+		id INTEGER PRIMARY KEY,
+		ts_ms INTEGER NOT NULL,
+		session TEXT NOT NULL,
+		harness TEXT NOT NULL,
+		hook_event TEXT NOT NULL,
+		category TEXT NOT NULL,
+		tool TEXT NOT NULL DEFAULT '',
+		server TEXT NOT NULL DEFAULT '',
+		tool_use_id TEXT NOT NULL DEFAULT '',
+		cwd TEXT NOT NULL DEFAULT '',
+		args TEXT NOT NULL DEFAULT '',
+		response TEXT NOT NULL DEFAULT '',
+		text TEXT NOT NULL DEFAULT '',
+		response_bytes INTEGER NOT NULL DEFAULT 0,
+		truncated INTEGER NOT NULL DEFAULT 0,
+		redactions INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX events_session ON events(session, id);
+	CREATE INDEX events_server ON events(server, id);
+	CREATE VIRTUAL TABLE events_fts USING fts5(tool, server, args, body,
+		content='', contentless_delete=1, tokenize='porter unicode61');
+	CREATE VIRTUAL TABLE events_tri USING fts5(body,
+		content='', contentless_delete=1, tokenize='trigram');
+	CREATE TABLE tallies(
+		session TEXT NOT NULL,
+		name TEXT NOT NULL,
+		count INTEGER NOT NULL,
+		PRIMARY KEY(session, name)
+	) WITHOUT ROWID;`,
+}
+
+// SchemaVersion is the user_version a fully migrated store has.
+var SchemaVersion = len(migrations)
+
+func (s *Store) migrate() error {
+	v, err := s.userVersion()
+	if err != nil {
+		return err
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("store: %s has schema %d, newer than this ctxhook (%d); upgrade ctxhook", s.path, v, len(migrations))
+	}
+	for ; v < len(migrations); v++ {
+		err := s.tx(func() error {
+			if err := s.conn.Exec(migrations[v]); err != nil {
+				return err
+			}
+			return s.conn.Exec(fmt.Sprintf("PRAGMA user_version=%d", v+1))
+		})
+		if err != nil {
+			return fmt.Errorf("store: migrate to %d: %w", v+1, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) userVersion() (int, error) {
+	st, _, err := s.conn.Prepare(`PRAGMA user_version`)
+	if err != nil {
+		return 0, fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	if !st.Step() {
+		return 0, fmt.Errorf("store: user_version: %w", st.Err())
+	}
+	return st.ColumnInt(0), nil
+}
+
+// tx runs fn in an IMMEDIATE transaction: the write lock is taken up front,
+// so a busy store fails fast at BEGIN instead of deadlocking mid-way.
+func (s *Store) tx(fn func() error) (err error) {
+	if err := s.conn.Exec(`BEGIN IMMEDIATE`); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			s.conn.Exec(`ROLLBACK`)
+		}
+	}()
+	if err = fn(); err != nil {
+		return err
+	}
+	return s.conn.Exec(`COMMIT`)
+}
+
+// Apply writes events and tallies in one transaction, and returns the new
+// event ids in order. Either all of it is stored or none of it.
+func (s *Store) Apply(events []abi.Event, tallies []abi.Effect) (ids []int64, err error) {
+	err = s.tx(func() error {
+		ins, _, err := s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
+			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		fts, _, err := s.conn.Prepare(`INSERT INTO events_fts(rowid, tool, server, args, body) VALUES(?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer fts.Close()
+		tri, _, err := s.conn.Prepare(`INSERT INTO events_tri(rowid, body) VALUES(?,?)`)
+		if err != nil {
+			return err
+		}
+		defer tri.Close()
+		for _, e := range events {
+			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
+				e.ToolUseID, e.Cwd, e.Args, e.Response, e.Text, int64(e.ResponseBytes), e.Truncated, int64(e.Redactions))
+			if err := ins.Exec(); err != nil {
+				return err
+			}
+			id := s.conn.LastInsertRowID()
+			ids = append(ids, id)
+			body := searchBody(e)
+			bindAll(fts, id, e.Tool, e.Server, e.Args, body)
+			if err := fts.Exec(); err != nil {
+				return err
+			}
+			bindAll(tri, id, e.Tool+"\n"+e.Args+"\n"+body)
+			if err := tri.Exec(); err != nil {
+				return err
+			}
+		}
+		up, _, err := s.conn.Prepare(`INSERT INTO tallies(session, name, count) VALUES(?,?,?)
+			ON CONFLICT(session, name) DO UPDATE SET count = count + excluded.count`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		for _, t := range tallies {
+			bindAll(up, t.Session, t.Name, int64(t.Count))
+			if err := up.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: write: %w", err)
+	}
+	return ids, nil
+}
+
+// searchBody is what the indexes see of a response: the readable text when
+// the plugin rendered one, else the raw response.
+func searchBody(e abi.Event) string {
+	if e.Text != "" {
+		return e.Text
+	}
+	return e.Response
+}
+
+func bindAll(st *sqlite3.Stmt, args ...any) {
+	st.ClearBindings()
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			st.BindText(i+1, v)
+		case int64:
+			st.BindInt64(i+1, v)
+		case bool:
+			st.BindBool(i+1, v)
+		default:
+			panic(fmt.Sprintf("store: cannot bind %T", a))
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/google/go-cmp/cmp"
+)
+
+func open(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "data", "ctxhook.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func ev(session, server, tool, text string) abi.Event {
+	return abi.Event{TimeMS: 1, Session: session, Harness: "claude-code", HookEvent: "PostToolUse",
+		Category: "mcp", Server: server, Tool: tool, Args: `{"q":1}`, Response: `[{"type":"text","text":"x"}]`,
+		Text: text, ResponseBytes: len(text)}
+}
+
+func TestSearch(t *testing.T) {
+	s := open(t)
+	_, err := s.Apply([]abi.Event{
+		ev("s1", "jira", "mcp__jira__get_issue", "Ticket CVX-5909: payments are failing in checkout"),
+		ev("s1", "sentry", "mcp__sentry__get_event", "TypeError in getUserById at src/api/users.ts:42"),
+		ev("s2", "jira", "mcp__jira__get_issue", "Ticket CVX-1000: the printers were configured"),
+	}, []abi.Effect{{Op: abi.OpTally, Session: "s1", Name: abi.TallyRelayed, Count: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, query string
+		opts        SearchOptions
+		want        []int64
+	}{
+		{"ticket id", "CVX-5909", SearchOptions{}, []int64{1}},
+		{"stemming", "configure printer", SearchOptions{}, []int64{3}},
+		{"camelCase substring via trigram", "UserBy", SearchOptions{}, []int64{2}},
+		{"path", "users.ts", SearchOptions{}, []int64{2}},
+		{"session filter", "Ticket", SearchOptions{Session: "s2"}, []int64{3}},
+		{"server filter", "Ticket", SearchOptions{Server: "jira", Session: "s1"}, []int64{1}},
+		{"operators are literal", `NOT "payments`, SearchOptions{}, nil},
+		{"limit", "Ticket", SearchOptions{Limit: 1}, []int64{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := s.Search(ParseQuery(tt.query), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, h := range hits {
+				got = append(got, h.Event.ID)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ids (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := s.Search(ParseQuery("   "), SearchOptions{}); !errors.Is(err, ErrEmptyQuery) {
+		t.Errorf("empty query err = %v", err)
+	}
+	hits, _ := s.Search(ParseQuery("CVX-5909"), SearchOptions{})
+	if len(hits) != 1 || !strings.Contains(hits[0].Snippet, "CVX-5909") {
+		t.Errorf("snippet = %+v", hits)
+	}
+	st, err := s.Stats("s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Events != 2 || st.Tallies[abi.TallyRelayed] != 2 || st.ByServer["sentry"] != 1 {
+		t.Errorf("stats = %+v", st)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Event(99); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Event(99) err = %v", err)
+	}
+}
+
+func TestFileModes(t *testing.T) {
+	old := syscallUmask(0o002)
+	defer syscallUmask(old)
+	dir := filepath.Join(t.TempDir(), "data")
+	s, err := Open(filepath.Join(dir, "ctxhook.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Apply([]abi.Event{ev("s", "x", "t", "body")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(dir)
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode %v", fi.Mode().Perm())
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(files) < 2 {
+		t.Fatalf("expected db and wal, got %v", files)
+	}
+	for _, f := range files {
+		fi, _ := os.Stat(f)
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %v, want 0600", filepath.Base(f), fi.Mode().Perm())
+		}
+	}
+}
+
+func TestMigrateRefusesNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.conn.Exec("PRAGMA user_version=999")
+	s.Close()
+	if _, err := Open(path, Options{}); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"CVX-5909", []string{"CVX-5909"}},
+		{` a  "b c" d`, []string{"a", "b c", "d"}},
+		{`"unclosed phrase`, []string{"unclosed phrase"}},
+		{`""`, nil},
+		{`x"y`, []string{"x", "y"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ParseQuery(tt.in).Terms); diff != "" {
+			t.Errorf("ParseQuery(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// FuzzQuery: no user input may produce an FTS5 syntax error or a panic.
+func FuzzQuery(f *testing.F) {
+	for _, s := range []string{"CVX-5909", `"a b" c`, `NOT x*`, `a:b`, `(`, `"`, "ü\x00"} {
+		f.Add(s)
+	}
+	s, err := Open(filepath.Join(f.TempDir(), "db"), Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Apply([]abi.Event{ev("s", "x", "t", "hello world CVX-5909")}, nil); err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		q := ParseQuery(in)
+		for _, term := range q.Terms {
+			if term == "" {
+				t.Fatal("empty term")
+			}
+		}
+		if _, err := s.Search(q, SearchOptions{}); err != nil && !errors.Is(err, ErrEmptyQuery) {
+			t.Fatalf("Search(%q): %v", in, err)
+		}
+	})
+}

@@ -1,0 +1,5 @@
+package store
+
+import "syscall"
+
+func syscallUmask(m int) int { return syscall.Umask(m) }

@@ -1,0 +1,195 @@
+// Package abi is the contract between plugin.wasm and every host, in Go.
+//
+// It mirrors ABI.md at the repository root name for name: the export names,
+// the version, and the JSON messages that cross the boundary. A test
+// (abi_doc_test.go) fails when this file and the document drift apart.
+//
+// The package imports only the standard library so that the guest, the Go
+// host and any third-party Go host can share it without pulling anything in.
+package abi
+
+// Version is the ABI version this code speaks. Hosts call ExportABIVersion on
+// load and refuse a plugin whose version differs, saying both numbers.
+const Version = 1
+
+// Export names. A host checks that all of them exist before the first call.
+const (
+	// ExportABIVersion takes no input and outputs the decimal ABI version.
+	ExportABIVersion = "ctxhook_abi_version"
+	// ExportPrepare takes a PrepareRequest and outputs a PrepareResponse: the
+	// state keys the host must read before calling ExportHandle.
+	ExportPrepare = "ctxhook_prepare"
+	// ExportHandle takes a HandleRequest and outputs a HandleResponse.
+	ExportHandle = "ctxhook_handle"
+)
+
+// RequiredExports lists every export a host must find in the module.
+var RequiredExports = []string{ExportABIVersion, ExportPrepare, ExportHandle}
+
+// Harness names accepted in requests.
+const (
+	HarnessClaudeCode = "claude-code"
+)
+
+// PrepareRequest asks the plugin which state the host should load.
+type PrepareRequest struct {
+	Harness string `json:"harness"`
+	Event   string `json:"event"`
+	// Payload is the harness's hook input exactly as read from stdin.
+	Payload string `json:"payload"`
+}
+
+// PrepareResponse names the state keys to load. Keys are opaque to the
+// host; it must not derive file names from them without hashing.
+type PrepareResponse struct {
+	StateKeys []string `json:"state_keys"`
+}
+
+// HandleRequest carries everything a decision depends on. The plugin reads
+// no clock, no environment and no file: all of it arrives here.
+type HandleRequest struct {
+	Harness string `json:"harness"`
+	Event   string `json:"event"`
+	Payload string `json:"payload"`
+	// Config is the user's configuration, already parsed by the host.
+	Config Config `json:"config"`
+	// Env holds the CTXHOOK_* environment variables the host saw, raw.
+	Env map[string]string `json:"env,omitempty"`
+	// State maps each key from PrepareResponse to its stored value; a key
+	// with no stored value is absent.
+	State map[string]string `json:"state,omitempty"`
+	// StateError is non-empty when the host could not read state. The
+	// plugin then decides from empty state and errs towards nudging.
+	StateError string `json:"state_error,omitempty"`
+	// NowMS is the host's wall clock in Unix milliseconds.
+	NowMS int64 `json:"now_ms"`
+}
+
+// HandleResponse is the decision: the exact bytes for the harness, and the
+// effects the host must apply.
+type HandleResponse struct {
+	// Stdout is written verbatim to the hook's standard output.
+	Stdout string `json:"stdout"`
+	// ExitCode is the hook process's exit code.
+	ExitCode int `json:"exit_code"`
+	// Stderr, when non-empty, is one line for the user's log.
+	Stderr string `json:"stderr,omitempty"`
+	// Effects are applied in order after the decision is printed.
+	Effects []Effect `json:"effects"`
+}
+
+// Effect operations.
+const (
+	OpSetState   = "set_state"
+	OpStoreEvent = "store_event"
+	OpTally      = "tally"
+)
+
+// Effect is one thing the host must do. Exactly the fields of its Op are set.
+type Effect struct {
+	Op string `json:"op"`
+	// set_state
+	Key   string `json:"key,omitempty"`
+	Value string `json:"value,omitempty"`
+	// store_event
+	Event *Event `json:"event,omitempty"`
+	// tally: add Count to the counter Name of Session.
+	Session string `json:"session,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Count   int    `json:"count,omitempty"`
+}
+
+// Tally names.
+const (
+	TallyRelayed = "tokens_relayed"
+	TallyNudges  = "nudges_fired"
+	TallyCapture = "tokens_captured"
+)
+
+// Event is one captured session event, already redacted by the plugin.
+type Event struct {
+	TimeMS    int64  `json:"ts_ms"`
+	Session   string `json:"session"`
+	Harness   string `json:"harness"`
+	HookEvent string `json:"hook_event"`
+	Category  string `json:"category"`
+	Tool      string `json:"tool,omitempty"`
+	Server    string `json:"server,omitempty"`
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Cwd       string `json:"cwd,omitempty"`
+	// Args is the tool input as compact JSON, redacted.
+	Args string `json:"args,omitempty"`
+	// Response is the full tool response (or prompt text), redacted, and
+	// cut at Config.Capture.MaxEventBytes with a visible marker.
+	Response string `json:"response,omitempty"`
+	// Text is the response rendered for reading and the search index (the
+	// text of MCP content blocks), redacted and cut like Response; empty
+	// when Response is already plain.
+	Text string `json:"text,omitempty"`
+	// ResponseBytes is the size of the response before redaction and cut.
+	ResponseBytes int  `json:"response_bytes"`
+	Truncated     bool `json:"truncated,omitempty"`
+	Redactions    int  `json:"redactions,omitempty"`
+}
+
+// Event categories.
+const (
+	CategoryMCP      = "mcp"
+	CategoryFileRead = "file_read"
+	CategoryFileEdit = "file_edit"
+	CategoryShell    = "shell"
+	CategoryWeb      = "web"
+	CategorySearch   = "search"
+	CategorySubagent = "subagent"
+	CategoryPrompt   = "prompt"
+	CategorySession  = "session"
+	CategoryError    = "error"
+	CategoryTool     = "tool"
+)
+
+// Config is the user's configuration as the plugin sees it. Zero values
+// mean "use the default"; the plugin applies defaults, not the host.
+type Config struct {
+	Servers map[string]ServerConfig `json:"servers,omitempty"`
+	Capture CaptureConfig           `json:"capture"`
+}
+
+// ServerConfig configures the token relay for one MCP server.
+type ServerConfig struct {
+	// Relay turns capture and injection on for this server.
+	Relay bool `json:"relay"`
+	// TokenArg is the argument the token is injected as (default "session_token").
+	TokenArg string `json:"token_arg,omitempty"`
+	// StartTools are tools that begin a session and never get a token
+	// (default ["start_session"]).
+	StartTools []string `json:"start_tools,omitempty"`
+	// SkipArgs: when the caller passed any of these, nothing is injected
+	// (default ["checkpoint_handle"]).
+	SkipArgs []string `json:"skip_args,omitempty"`
+	// CapturePaths are tried in order (default DefaultCapturePaths).
+	CapturePaths []string `json:"capture_paths,omitempty"`
+}
+
+// CaptureConfig bounds what is stored.
+type CaptureConfig struct {
+	// MaxEventBytes caps one event's response (default 4 MiB; -1 = no cap).
+	MaxEventBytes int `json:"max_event_bytes,omitempty"`
+}
+
+// Defaults.
+const (
+	DefaultTokenArg      = "session_token"
+	DefaultStartTool     = "start_session"
+	DefaultSkipArg       = "checkpoint_handle"
+	DefaultMaxEventBytes = 4 << 20
+	DefaultNudgeEvery    = 10
+	EnvNudgeEvery        = "CTXHOOK_NUDGE_EVERY"
+)
+
+// DefaultCapturePaths are where a session token is looked for in a tool
+// result, in order. See ABI.md, "Capture paths", for the syntax.
+var DefaultCapturePaths = []string{
+	"_meta.session_token",
+	"structuredContent.session_token",
+	"content.*.text.@json.session_token",
+}

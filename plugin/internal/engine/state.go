@@ -1,0 +1,69 @@
+package engine
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// sessionState is everything ctxhook remembers about one agent session
+// between hook processes. It is one document per session, so one host
+// read and one atomic write cover a whole decision.
+type sessionState struct {
+	// MCPCalls counts external MCP calls, for the nudge cadence.
+	MCPCalls int `json:"mcp_calls,omitempty"`
+	// OneShots lists categories whose one-time reminder has fired.
+	OneShots []string `json:"one_shots,omitempty"`
+	// Tokens holds the current relay token per MCP server: state is keyed
+	// by session (the document) and server (the map key).
+	Tokens map[string]string `json:"tokens,omitempty"`
+	// Retired keeps the last tokens each server rotated away from, so they
+	// are still redacted if they show up again.
+	Retired []string `json:"retired,omitempty"`
+}
+
+// maxRetired bounds Retired: a token that rotated away 32 calls ago is
+// redacted by the catalogue rules or not at all.
+const maxRetired = 32
+
+func stateKey(session string) string { return "session/" + session }
+
+func decodeState(raw string) (sessionState, error) {
+	var s sessionState
+	if raw == "" {
+		return s, nil
+	}
+	err := json.Unmarshal([]byte(raw), &s)
+	return s, err
+}
+
+func (s *sessionState) encode() string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func (s *sessionState) setToken(server, tok string) (changed bool) {
+	old := s.Tokens[server]
+	if old == tok {
+		return false
+	}
+	if s.Tokens == nil {
+		s.Tokens = map[string]string{}
+	}
+	s.Tokens[server] = tok
+	if old != "" && !slices.Contains(s.Retired, old) {
+		s.Retired = append(s.Retired, old)
+		if len(s.Retired) > maxRetired {
+			s.Retired = s.Retired[len(s.Retired)-maxRetired:]
+		}
+	}
+	return true
+}
+
+// known lists every token value this session's relay knows.
+func (s *sessionState) known() []string {
+	out := slices.Clone(s.Retired)
+	for _, t := range s.Tokens {
+		out = append(out, t)
+	}
+	return out
+}

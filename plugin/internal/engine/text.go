@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// readableText renders a tool response for the search index: the text of
+// MCP content blocks joined by newlines, a JSON string as its value. It
+// returns "" when the raw JSON is already the best text to index.
+func readableText(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return ""
+	}
+	var blocks []any
+	switch t := v.(type) {
+	case string:
+		return t
+	case []any:
+		blocks = t
+	case map[string]any:
+		c, ok := t["content"].([]any)
+		if !ok {
+			return ""
+		}
+		blocks = c
+	default:
+		return ""
+	}
+	var parts []string
+	for _, b := range blocks {
+		m, ok := b.(map[string]any)
+		if !ok {
+			continue
+		}
+		if s, ok := m["text"].(string); ok {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// capBytes cuts s to at most max bytes on a UTF-8 boundary and appends a
+// visible marker, so a reader can never mistake a cut body for a whole one.
+func capBytes(s string, max int) (string, bool) {
+	if max < 0 || len(s) <= max {
+		return s, false
+	}
+	cut := max
+	for cut > 0 && cut < len(s) && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "\n[ctxhook: truncated, " + strconv.Itoa(len(s)-cut) + " of " + strconv.Itoa(len(s)) + " bytes not stored]", true
+}

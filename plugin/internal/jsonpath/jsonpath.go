@@ -1,0 +1,87 @@
+// Package jsonpath finds values in decoded JSON with the small path syntax
+// of ABI.md ("Capture paths"): dot-separated object keys, "*" for every
+// element of an array (or value of an object), and "@json" to decode a
+// string that itself holds JSON.
+//
+// It is deliberately tiny: capture paths come from user config, and a full
+// JSONPath engine would grow plugin.wasm for no decision it makes.
+package jsonpath
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// FirstString returns the first non-empty string the path reaches in v,
+// walking arrays in order. ok is false when the path reaches none.
+func FirstString(v any, path string) (s string, ok bool) {
+	if path == "" {
+		return "", false
+	}
+	return walk(v, strings.Split(path, "."))
+}
+
+func walk(v any, segs []string) (string, bool) {
+	if len(segs) == 0 {
+		s, ok := v.(string)
+		return s, ok && s != ""
+	}
+	seg, rest := segs[0], segs[1:]
+	switch seg {
+	case "*":
+		switch t := v.(type) {
+		case []any:
+			for _, e := range t {
+				if s, ok := walk(e, rest); ok {
+					return s, true
+				}
+			}
+		case map[string]any:
+			for _, k := range sortedKeys(t) {
+				if s, ok := walk(t[k], rest); ok {
+					return s, true
+				}
+			}
+		}
+		return "", false
+	case "@json":
+		str, ok := v.(string)
+		if !ok {
+			return "", false
+		}
+		str = strings.TrimSpace(str)
+		if len(str) == 0 || (str[0] != '{' && str[0] != '[') {
+			return "", false
+		}
+		var inner any
+		if json.Unmarshal([]byte(str), &inner) != nil {
+			return "", false
+		}
+		return walk(inner, rest)
+	default:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		child, ok := m[seg]
+		if !ok {
+			return "", false
+		}
+		return walk(child, rest)
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	// insertion sort: maps here are small, and sort.Strings would pull in
+	// nothing new but keeps the guest's import list honest either way.
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}

@@ -1,0 +1,94 @@
+package redact
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestString(t *testing.T) {
+	tests := []struct {
+		name, in string
+		gone     []string // substrings that must not survive
+		keep     []string // substrings that must survive
+	}{
+		{name: "json sensitive key", in: `{"user":"ann","password":"hunter2!","n":1}`,
+			gone: []string{"hunter2!"}, keep: []string{`"user":"ann"`, `"password":"[REDACTED]"`}},
+		{name: "escaped json key inside text block", in: `[{"type":"text","text":"{\"api_key\":\"abc123def456\",\"id\":\"CVX-1\"}"}]`,
+			gone: []string{"abc123def456"}, keep: []string{"CVX-1"}},
+		{name: "bearer header", in: `curl -H "Authorization: Bearer abcdefghijklmnop123" x`,
+			gone: []string{"abcdefghijklmnop123"}},
+		{name: "basic header", in: `Authorization: Basic dXNlcjpwYXNzd29yZA==`, gone: []string{"dXNlcjpwYXNzd29yZA=="}},
+		{name: "url password", in: `postgres://admin:s3cr3tPass@db.internal:5432/app`,
+			gone: []string{"s3cr3tPass"}, keep: []string{"postgres://admin:", "@db.internal"}},
+		{name: "aws key", in: `key AKIAIOSFODNN7EXAMPLE here`, gone: []string{"AKIAIOSFODNN7EXAMPLE"}},
+		{name: "github token", in: "ghp_" + strings.Repeat("a1B2", 9), gone: []string{"ghp_a1B2"}},
+		{name: "slack", in: "xoxb-123456789012-abcdefghij", gone: []string{"xoxb-123456789012"}},
+		{name: "anthropic key", in: "sk-ant-api03-" + strings.Repeat("x", 30), gone: []string{"sk-ant-api03-xxx"}},
+		{name: "stripe", in: "sk_live_" + strings.Repeat("9", 24), gone: []string{"sk_live_999"}},
+		{name: "google", in: "AIza" + strings.Repeat("Q", 35), gone: []string{"AIzaQQQ"}},
+		{name: "jwt", in: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+			gone: []string{"dozjgNryP4J3"}},
+		{name: "private key", in: "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
+			gone: []string{"MIIEow"}},
+		{name: "query string", in: "https://x.test/api?api_key=zzzz9999&q=1", gone: []string{"zzzz9999"}, keep: []string{"q=1"}},
+		{name: "ticket ids and prose survive", in: `Ticket CVX-5909: the token bucket is empty; see getUserById`,
+			keep: []string{"CVX-5909", "token bucket", "getUserById"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, n := New().String(tt.in)
+			for _, g := range tt.gone {
+				if strings.Contains(got, g) {
+					t.Errorf("%q survived: %s", g, got)
+				}
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("%q lost: %s", k, got)
+				}
+			}
+			if len(tt.gone) > 0 && n == 0 {
+				t.Errorf("count is 0 for %s", got)
+			}
+			if again, _ := New().String(got); again != got {
+				t.Errorf("not idempotent:\n%s\n%s", got, again)
+			}
+		})
+	}
+}
+
+func TestKnownValues(t *testing.T) {
+	r := New("short", "tok_0123456789abcdef", "tok_0123456789abcdef-longer")
+	got, n := r.String("a tok_0123456789abcdef-longer b tok_0123456789abcdef short")
+	if want := "a [REDACTED] b [REDACTED] short"; got != want || n != 2 {
+		t.Fatalf("got %q (%d), want %q", got, n, want)
+	}
+}
+
+func FuzzString(f *testing.F) {
+	f.Add(`{"password":"x1234"}`, "tok_abcdefgh12")
+	f.Add("Bearer abcdefghijkl", "")
+	f.Add("postgres://u:p@h/db", "")
+	f.Fuzz(func(t *testing.T, s, known string) {
+		r := New(known)
+		once, _ := r.String(s)
+		twice, _ := r.String(once)
+		if once != twice {
+			t.Fatalf("not idempotent: %q -> %q -> %q", s, once, twice)
+		}
+		if len(known) >= MinKnownLen && strings.Contains(once, known) && !strings.Contains(Marker, known) {
+			t.Fatalf("known value survived: %q in %q", known, once)
+		}
+	})
+}
+
+// Every rule must compile; a rule is compiled lazily, so a broken one would
+// otherwise only show on the first payload that holds its keyword.
+func TestRulesCompile(t *testing.T) {
+	for _, ru := range rules {
+		if _, err := regexp.Compile(ru.pattern); err != nil {
+			t.Errorf("%s: %v", ru.kind, err)
+		}
+	}
+}

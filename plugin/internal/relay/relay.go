@@ -1,0 +1,148 @@
+// Package relay decides token capture and injection for one MCP server.
+//
+// A server hands out a session token in a result; the model would have to
+// retype it on the next call and sometimes gets it wrong. The relay takes
+// the token from the result and puts it into the next call's arguments, so
+// the model never types it. Capture and injection are separate so that any
+// adapter (a hook that sees the result, a proxy that sees _meta) can feed
+// the same state.
+package relay
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonpath"
+)
+
+// Server is one server's relay settings with defaults applied.
+type Server struct {
+	Name         string
+	TokenArg     string
+	StartTools   []string
+	SkipArgs     []string
+	CapturePaths []string
+}
+
+// Lookup returns the relay settings for server, and false when the relay is
+// not enabled for it (the default: injection auto-approves calls, so it is
+// opt-in per server).
+func Lookup(cfg abi.Config, server string) (Server, bool) {
+	sc, ok := cfg.Servers[server]
+	if !ok || !sc.Relay || server == "" {
+		return Server{}, false
+	}
+	s := Server{Name: server, TokenArg: sc.TokenArg, StartTools: sc.StartTools,
+		SkipArgs: sc.SkipArgs, CapturePaths: sc.CapturePaths}
+	if s.TokenArg == "" {
+		s.TokenArg = abi.DefaultTokenArg
+	}
+	if s.StartTools == nil {
+		s.StartTools = []string{abi.DefaultStartTool}
+	}
+	if s.SkipArgs == nil {
+		s.SkipArgs = []string{abi.DefaultSkipArg}
+	}
+	if s.CapturePaths == nil {
+		s.CapturePaths = abi.DefaultCapturePaths
+	}
+	return s, true
+}
+
+// Capture finds the session token in a tool result. result is whatever
+// the adapter has: a full CallToolResult object, a content-block array, or
+// a string (Claude Code's rendering of structuredContent).
+func (s Server) Capture(result json.RawMessage) (string, bool) {
+	doc := Normalize(result)
+	if doc == nil {
+		return "", false
+	}
+	for _, p := range s.CapturePaths {
+		if tok, ok := jsonpath.FirstString(doc, p); ok {
+			return tok, true
+		}
+	}
+	return "", false
+}
+
+// Normalize turns any rendering of a tool result into the shape of an MCP
+// CallToolResult, so one set of capture paths serves every adapter.
+func Normalize(result json.RawMessage) any {
+	var v any
+	if json.Unmarshal(result, &v) != nil {
+		return nil
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		return t
+	case []any:
+		return map[string]any{"content": t}
+	case string:
+		doc := map[string]any{"content": []any{map[string]any{"type": "text", "text": t}}}
+		var sc any
+		if json.Unmarshal([]byte(t), &sc) == nil {
+			if m, ok := sc.(map[string]any); ok {
+				doc["structuredContent"] = m
+			}
+		}
+		return doc
+	}
+	return nil
+}
+
+// Skip says why a call gets no token; SkipNone means inject.
+type Skip string
+
+const (
+	SkipNone      Skip = ""
+	SkipStartTool Skip = "start_tool"
+	SkipPresent   Skip = "token_present"
+	SkipArg       Skip = "skip_arg"
+	SkipNoToken   Skip = "no_token"
+	SkipBadInput  Skip = "bad_input"
+)
+
+// Inject returns the call's input with the token added, or why not. The
+// input's own keys keep their order; the token is appended last.
+func (s Server) Inject(tool string, input json.RawMessage, token string) (json.RawMessage, Skip) {
+	if slices.Contains(s.StartTools, tool) {
+		return nil, SkipStartTool
+	}
+	var args map[string]json.RawMessage
+	in := bytes.TrimSpace(input)
+	if len(in) == 0 || bytes.Equal(in, []byte("null")) {
+		in = []byte("{}")
+	}
+	if json.Unmarshal(in, &args) != nil {
+		return nil, SkipBadInput
+	}
+	if _, ok := args[s.TokenArg]; ok {
+		return nil, SkipPresent
+	}
+	for _, a := range s.SkipArgs {
+		if _, ok := args[a]; ok {
+			return nil, SkipArg
+		}
+	}
+	if token == "" {
+		return nil, SkipNoToken
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, in); err != nil {
+		return nil, SkipBadInput
+	}
+	out := b.Bytes()
+	field := strconv.Quote(s.TokenArg) + ":" + quoteJSON(token)
+	if len(args) == 0 {
+		return json.RawMessage("{" + field + "}"), SkipNone
+	}
+	return json.RawMessage(string(out[:len(out)-1]) + "," + field + "}"), SkipNone
+}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
