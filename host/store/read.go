@@ -269,3 +269,7 @@ func (s *Store) Check() error {
 	}
 	return nil
 }
+
+// Body is the event's readable text: the rendered text of the response
+// when there is one, else the response as stored.
+func (e Event) Body() string { return e.body() }

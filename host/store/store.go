@@ -44,14 +44,15 @@ func Open(path string, o Options) (*Store, error) {
 		o.BusyTimeout = 2 * time.Second
 	}
 	dir := filepath.Dir(path)
+	// SQLite creates -wal and -shm lazily, and a reader re-creates them
+	// after the last writer removed them: a 077 umask for this process makes
+	// sure they are always born 0600, whoever opens the store.
+	syscall.Umask(0o077)
 	if !o.ReadOnly {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		os.Chmod(dir, 0o700)
-		// SQLite creates -wal and -shm after the database; a 077 umask for
-		// this process makes sure they are born 0600, not widened later.
-		syscall.Umask(0o077)
 	}
 	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
 	if o.ReadOnly {

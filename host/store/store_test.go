@@ -172,3 +172,32 @@ func FuzzQuery(f *testing.F) {
 		}
 	})
 }
+
+// A reader re-creates -wal and -shm after the last writer closed; they must
+// still be 0600 under a permissive umask.
+func TestReaderCreatesPrivateFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	path := filepath.Join(dir, "ctxhook.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Apply([]abi.Event{ev("s", "x", "t", "body")}, nil)
+	s.Close()
+	old := syscallUmask(0o022)
+	defer syscallUmask(old)
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Search(ParseQuery("body"), SearchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*"))
+	for _, f := range files {
+		if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s mode %v, want 0600", filepath.Base(f), fi.Mode().Perm())
+		}
+	}
+}

@@ -1,0 +1,221 @@
+// Command testmcp is the MCP server ctxhook's end-to-end tests and demo
+// recording run against: newline-delimited JSON-RPC on stdio, no
+// dependencies, every message in and out logged to $TESTMCP_LOG.
+//
+// -mode workflow: start_session issues a session token (about 480
+// characters) and every step needs the current one and rotates it; a wrong
+// or missing token is an error, so a relay bug fails loudly. The token is in
+// the result's _meta and in a JSON text block (Claude Code hooks only see
+// content blocks).
+//
+// -mode tickets: get_ticket returns a long ticket with planted secrets that
+// must never reach ctxhook's files.
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+)
+
+type server struct {
+	mode    string
+	logMu   sync.Mutex
+	logFile *os.File
+	out     *bufio.Writer
+	token   string
+	issued  int
+}
+
+type message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+func main() {
+	mode := flag.String("mode", "workflow", "workflow or tickets")
+	flag.Parse()
+	s := &server{mode: *mode, out: bufio.NewWriter(os.Stdout)}
+	if p := os.Getenv("TESTMCP_LOG"); p != "" {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "testmcp:", err)
+			os.Exit(1)
+		}
+		s.logFile = f
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 64<<20)
+	for in.Scan() {
+		line := in.Bytes()
+		s.log("in", line)
+		var m message
+		if err := json.Unmarshal(line, &m); err != nil {
+			s.reply(nil, nil, &rpcError{-32700, "parse error"})
+			continue
+		}
+		if len(m.ID) == 0 {
+			continue // notification
+		}
+		result, rerr := s.handle(m)
+		s.reply(m.ID, result, rerr)
+	}
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (s *server) reply(id json.RawMessage, result any, rerr *rpcError) {
+	resp := map[string]any{"jsonrpc": "2.0", "id": id}
+	if rerr != nil {
+		resp["error"] = rerr
+	} else {
+		resp["result"] = result
+	}
+	b, _ := json.Marshal(resp)
+	s.log("out", b)
+	s.out.Write(b)
+	s.out.WriteByte('\n')
+	s.out.Flush()
+}
+
+func (s *server) log(dir string, b []byte) {
+	if s.logFile == nil {
+		return
+	}
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	rec, _ := json.Marshal(map[string]any{"dir": dir, "server": s.mode, "msg": json.RawMessage(b)})
+	if !json.Valid(b) {
+		rec, _ = json.Marshal(map[string]any{"dir": dir, "server": s.mode, "raw": string(b)})
+	}
+	s.logFile.Write(append(rec, '\n'))
+}
+
+func (s *server) handle(m message) (any, *rpcError) {
+	switch m.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		json.Unmarshal(m.Params, &p)
+		if p.ProtocolVersion == "" {
+			p.ProtocolVersion = "2025-06-18"
+		}
+		return map[string]any{"protocolVersion": p.ProtocolVersion,
+			"capabilities": map[string]any{"tools": map[string]any{}},
+			"serverInfo":   map[string]any{"name": "testmcp-" + s.mode, "version": "1.0.0"}}, nil
+	case "ping":
+		return map[string]any{}, nil
+	case "tools/list":
+		return map[string]any{"tools": s.tools()}, nil
+	case "resources/list":
+		return map[string]any{"resources": []any{}}, nil
+	case "resources/templates/list":
+		return map[string]any{"resourceTemplates": []any{}}, nil
+	case "prompts/list":
+		return map[string]any{"prompts": []any{}}, nil
+	case "tools/call":
+		var p struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		}
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			return nil, &rpcError{-32602, "bad params"}
+		}
+		return s.call(p.Name, p.Arguments), nil
+	}
+	return nil, &rpcError{-32601, "method not found: " + m.Method}
+}
+
+func schema(props map[string]any, required ...string) map[string]any {
+	s := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 {
+		s["required"] = required
+	}
+	return s
+}
+
+func (s *server) tools() []any {
+	if s.mode == "tickets" {
+		return []any{map[string]any{"name": "get_ticket", "description": "Fetch a ticket by id.",
+			"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}}, "id")}}
+	}
+	return []any{
+		map[string]any{"name": "start_session", "description": "Start a workflow session.",
+			"inputSchema": schema(map[string]any{"workflow": map[string]any{"type": "string"}})},
+		map[string]any{"name": "step", "description": "Run the next workflow step. Needs the session token.",
+			"inputSchema": schema(map[string]any{"n": map[string]any{"type": "integer"},
+				"session_token": map[string]any{"type": "string"}}, "n")},
+	}
+}
+
+func text(t string) map[string]any { return map[string]any{"type": "text", "text": t} }
+
+func toolError(msg string) map[string]any {
+	return map[string]any{"content": []any{text(msg)}, "isError": true}
+}
+
+// newToken derives a long opaque token: long and random-looking, as the
+// ones models mistype.
+func (s *server) newToken() string {
+	s.issued++
+	var b strings.Builder
+	seed := fmt.Sprintf("%s-%d-%d", s.mode, os.Getpid(), s.issued)
+	for b.Len() < 480 {
+		sum := sha256.Sum256([]byte(seed + b.String()))
+		b.WriteString(hex.EncodeToString(sum[:]))
+	}
+	return "wfs_" + b.String()[:476]
+}
+
+func (s *server) call(name string, args map[string]any) any {
+	switch {
+	case s.mode == "workflow" && name == "start_session":
+		s.token = s.newToken()
+		body, _ := json.Marshal(map[string]any{"session_token": s.token, "step": 0,
+			"message": "Workflow session started. Pass session_token to every step."})
+		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
+	case s.mode == "workflow" && name == "step":
+		got, _ := args["session_token"].(string)
+		if s.token == "" || got != s.token {
+			return toolError(fmt.Sprintf("invalid session token (got %d characters); call start_session again", len(got)))
+		}
+		n, _ := args["n"].(float64)
+		s.token = s.newToken()
+		body, _ := json.Marshal(map[string]any{"session_token": s.token, "step": int(n),
+			"result": fmt.Sprintf("Step %d done: deployment check WF-STEP-%03d passed; canary at %d%%.", int(n), int(n), int(n)*5)})
+		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
+	case s.mode == "tickets" && name == "get_ticket":
+		id, _ := args["id"].(string)
+		return map[string]any{"content": []any{text(ticket(id))}}
+	}
+	return toolError("unknown tool " + name)
+}
+
+// Planted secrets: the e2e tests assert none of these reach ctxhook's files.
+const (
+	PlantedAWSKey   = "AKIAPLANTEDSECRET123"
+	PlantedPassword = "planted-db-password-7f3k"
+)
+
+func ticket(id string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Ticket %s: checkout fails with HTTP 502 after the payments deploy\n", id)
+	fmt.Fprintf(&b, "Status: open. Assignee: dana. Component: payments-gateway. Root cause suspected in retryPolicyForGateway.\n")
+	fmt.Fprintf(&b, "Reporter pasted their environment (should not have):\n  AWS_ACCESS_KEY_ID=%s\n  DB_URL=postgres://svc:%s@db.internal:5432/pay\n  password: %s\n\n", PlantedAWSKey, PlantedPassword, PlantedPassword)
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "Comment %d on %s: observed latency spike in region eu-west-%d, trace id tr-%s-%03d; rollback considered.\n", i, id, i%3+1, strings.ToLower(id), i)
+	}
+	return b.String()
+}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/ctxhook/ctxhook/host/internal/demo"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+)
+
+func runDemo(ctx context.Context, env Env, args []string) int {
+	flags := newFlags(env, "demo", "[--keep]",
+		"Replay a bundled recorded Claude Code session (two MCP servers, a rotating\nsession token) through ctxhook's real hooks into a temporary store, and\nreport what ctxhook did. Your own store and config are not touched.")
+	keep := flags.Bool("keep", false, "keep the temporary store and print its CTXHOOK_HOME")
+	if _, code, ok := parse(flags, args); !ok {
+		return code
+	}
+	records, err := demo.Session()
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	home, err := os.MkdirTemp("", "ctxhook-demo-")
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if !*keep {
+		defer os.RemoveAll(home)
+	}
+	getenv := func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return home
+		}
+		return env.Getenv(k)
+	}
+	p, err := paths.Resolve(getenv)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	// The compilation cache is worth sharing with the user's real one.
+	if real, err := paths.Resolve(env.Getenv); err == nil {
+		p.Cache = real.Cache
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "ctxhook demo: replaying %d hook events recorded from Claude Code 2.1.330\n", len(records))
+	fmt.Fprintf(w, "through the real hooks (plugin.wasm, SQLite store) in %s\n\n", home)
+	rep, err := demo.Replay(ctx, p, records, getenv, w)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	var servers []string
+	for s, n := range rep.MCPCalls {
+		servers = append(servers, fmt.Sprintf("%s %d", s, n))
+	}
+	sort.Strings(servers)
+	nudges := make([]string, len(rep.NudgeCalls))
+	for i, n := range rep.NudgeCalls {
+		nudges[i] = fmt.Sprint(n)
+	}
+	fmt.Fprintf(w, "\nSummary\n")
+	fmt.Fprintf(w, "  tool calls        %d (MCP: %s)\n", rep.ToolCalls, strings.Join(servers, ", "))
+	fmt.Fprintf(w, "  tokens relayed    %d of %d calls the model sent without one; %d match what the server accepted\n", rep.Relayed, rep.RelayNeeded, rep.RelayMatched)
+	fmt.Fprintf(w, "  tokens captured   %d\n", rep.TokensCaptured)
+	fmt.Fprintf(w, "  events captured   %d (%d bytes of responses, full)\n", rep.Events, rep.BytesCaptured)
+	fmt.Fprintf(w, "  secrets redacted  %d\n", rep.Redactions)
+	fmt.Fprintf(w, "  nudges fired      %d, on external MCP calls %s (every %s)\n", len(rep.NudgeCalls), strings.Join(nudges, ", "), nudgeEvery(env))
+	fmt.Fprintf(w, "\n$ ctxhook search %s\n", rep.SampleQuery)
+	for _, h := range rep.SampleHits {
+		fmt.Fprintf(w, "  #%-4d %-22s %s\n", h.Event.ID, label(h.Event), h.Snippet)
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintf(w, "\nwarnings:\n  %s\n", strings.Join(rep.Warnings, "\n  "))
+	}
+	if *keep {
+		fmt.Fprintf(w, "\nKept. Explore it with:\n  export CTXHOOK_HOME=%s\n  ctxhook stats; ctxhook search workflow; ctxhook show %d\n", home, firstID(rep))
+	}
+	if rep.Relayed != rep.RelayNeeded || rep.RelayMatched != rep.Relayed {
+		fmt.Fprintln(env.Stderr, "ctxhook: demo: the relay did not reproduce the recorded session")
+		return 1
+	}
+	return 0
+}
+
+func nudgeEvery(env Env) string {
+	if v := env.Getenv("CTXHOOK_NUDGE_EVERY"); v != "" {
+		return "CTXHOOK_NUDGE_EVERY=" + v
+	}
+	return "10 calls, the default"
+}
+
+func firstID(rep *demo.Report) int64 {
+	if len(rep.SampleHits) > 0 {
+		return rep.SampleHits[0].Event.ID
+	}
+	return 1
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/store"
+)
+
+func runSearch(ctx context.Context, env Env, args []string) int {
+	flags := newFlags(env, "search", "[flags] <query>",
+		"Full-text search over captured events. Terms are ANDed; \"quote phrases\".\nTicket ids, paths and identifiers match (CVX-5909, users.ts, UserBy).")
+	session := flags.String("session", "", "only this session id")
+	server := flags.String("server", "", "only this MCP server")
+	limit := flags.Int("limit", 10, "at most this many results (1-200)")
+	asJSON := flags.Bool("json", false, "print JSON")
+	pos, code, ok := parse(flags, args)
+	if !ok {
+		return code
+	}
+	q := store.ParseQuery(strings.Join(pos, " "))
+	if q.Empty() {
+		fmt.Fprintln(env.Stderr, "ctxhook: search needs a query, e.g. ctxhook search CVX-5909")
+		return 2
+	}
+	if *limit < 1 || *limit > 200 {
+		return fail(env, "--limit must be between 1 and 200, not %d", *limit)
+	}
+	st, code := openStore(env)
+	if st == nil {
+		return code
+	}
+	defer st.Close()
+	hits, err := st.Search(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if *asJSON {
+		type jsonHit struct {
+			ID       int64   `json:"id"`
+			TimeMS   int64   `json:"ts_ms"`
+			Session  string  `json:"session"`
+			Category string  `json:"category"`
+			Tool     string  `json:"tool,omitempty"`
+			Server   string  `json:"server,omitempty"`
+			Bytes    int64   `json:"response_bytes"`
+			Score    float64 `json:"score"`
+			Snippet  string  `json:"snippet"`
+		}
+		out := make([]jsonHit, 0, len(hits))
+		for _, h := range hits {
+			e := h.Event
+			out = append(out, jsonHit{e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, e.ResponseBytes, h.Score, h.Snippet})
+		}
+		return writeJSON(env, out)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(env.Stdout, "no events match %q\n", strings.Join(q.Terms, " "))
+		return 0
+	}
+	for _, h := range hits {
+		e := h.Event
+		fmt.Fprintf(env.Stdout, "#%-5d %s  %-9s %-32s session %s\n       %s\n",
+			e.ID, time.UnixMilli(e.TimeMS).Format("2006-01-02 15:04:05"), e.Category, label(e), shortID(e.Session), h.Snippet)
+	}
+	fmt.Fprintf(env.Stdout, "\n%s. Full response: ctxhook show <id>\n", plural(int64(len(hits)), "result", "results"))
+	return 0
+}
+
+func label(e store.Event) string {
+	switch {
+	case e.Server != "":
+		return e.Server + "/" + strings.TrimPrefix(e.Tool, "mcp__"+e.Server+"__")
+	case e.Tool != "":
+		return e.Tool
+	default:
+		return e.HookEvent
+	}
+}
+
+// openStore opens the store read-only for the reading commands, with a
+// helpful message when nothing has been captured yet.
+func openStore(env Env) (*store.Store, int) {
+	p, err := resolvePaths(env)
+	if err != nil {
+		return nil, fail(env, "%v", err)
+	}
+	st, err := store.Open(p.DB(), store.Options{ReadOnly: true})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fail(env, "no store at %s yet: nothing has been captured (run 'ctxhook install claude-code', or 'ctxhook demo')", p.DB())
+		}
+		return nil, fail(env, "%v", err)
+	}
+	return st, 0
+}
+
+func writeJSON(env Env, v any) int {
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fail(env, "%v", err)
+	}
+	return 0
+}

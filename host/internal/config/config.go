@@ -1,0 +1,83 @@
+// Package config reads ctxhook's config.toml into the plugin's abi.Config.
+//
+// The host only parses; defaults and every decision stay in the plugin. A
+// missing file is an empty config (the relay is opt-in per server). Unknown
+// keys are an error that names them, so a typo such as "rellay = true" is
+// reported instead of silently doing nothing.
+//
+//	[capture]
+//	max_event_bytes = 4194304      # per-event cap; -1 = none
+//
+//	[servers.workflow-server]
+//	relay = true
+//	token_arg = "session_token"    # default
+//	start_tools = ["start_session"]
+//	skip_args = ["checkpoint_handle"]
+//	capture_paths = ["_meta.session_token", "structuredContent.session_token", "content.*.text.@json.session_token"]
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+type file struct {
+	Capture struct {
+		MaxEventBytes int `toml:"max_event_bytes"`
+	} `toml:"capture"`
+	Servers map[string]struct {
+		Relay        bool     `toml:"relay"`
+		TokenArg     string   `toml:"token_arg"`
+		StartTools   []string `toml:"start_tools"`
+		SkipArgs     []string `toml:"skip_args"`
+		CapturePaths []string `toml:"capture_paths"`
+	} `toml:"servers"`
+}
+
+// Load reads the config at path. A missing file is not an error.
+func Load(path string) (abi.Config, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return abi.Config{}, nil
+	}
+	if err != nil {
+		return abi.Config{}, fmt.Errorf("config: %w", err)
+	}
+	return Parse(string(b))
+}
+
+// Parse parses config text.
+func Parse(text string) (abi.Config, error) {
+	var f file
+	md, err := toml.Decode(text, &f)
+	if err != nil {
+		return abi.Config{}, fmt.Errorf("config: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return abi.Config{}, fmt.Errorf("config: unknown keys: %s", strings.Join(keys, ", "))
+	}
+	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes}}
+	if f.Capture.MaxEventBytes < -1 {
+		return abi.Config{}, fmt.Errorf("config: capture.max_event_bytes must be -1 (no cap) or positive, not %d", f.Capture.MaxEventBytes)
+	}
+	for name, s := range f.Servers {
+		if cfg.Servers == nil {
+			cfg.Servers = map[string]abi.ServerConfig{}
+		}
+		cfg.Servers[name] = abi.ServerConfig{Relay: s.Relay, TokenArg: s.TokenArg, StartTools: s.StartTools,
+			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths}
+	}
+	return cfg, nil
+}

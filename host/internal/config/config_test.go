@@ -1,0 +1,72 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParse(t *testing.T) {
+	got, err := Parse(`
+[capture]
+max_event_bytes = 1024
+[servers.workflow-server]
+relay = true
+start_tools = ["begin"]
+[servers.jira]
+relay = false
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: 1024}, Servers: map[string]abi.ServerConfig{
+		"workflow-server": {Relay: true, StartTools: []string{"begin"}},
+		"jira":            {},
+	}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for name, text := range map[string]string{
+		"typo":       "[servers.x]\nrellay = true\n",
+		"bad toml":   "[servers.x\n",
+		"wrong type": "[servers.x]\nrelay = \"yes\"\n",
+		"bad cap":    "[capture]\nmax_event_bytes = -5\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse(text)
+			if err == nil || !strings.HasPrefix(err.Error(), "config: ") {
+				t.Fatalf("err = %v", err)
+			}
+		})
+	}
+	if _, err := Parse("[servers.x]\nrellay = true\n"); !strings.Contains(err.Error(), "servers.x.rellay") {
+		t.Errorf("typo error does not name the key: %v", err)
+	}
+}
+
+func TestMissingFileIsEmpty(t *testing.T) {
+	cfg, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	if err != nil || cfg.Servers != nil {
+		t.Fatalf("Load = %+v, %v", cfg, err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("[servers.a]\nrelay = true\n")
+	f.Add("[capture]\nmax_event_bytes = 1\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		cfg, err := Parse(text)
+		if err != nil {
+			return
+		}
+		if cfg.Capture.MaxEventBytes < -1 {
+			t.Fatalf("accepted max_event_bytes %d", cfg.Capture.MaxEventBytes)
+		}
+	})
+}

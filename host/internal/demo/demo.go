@@ -1,0 +1,220 @@
+// Package demo replays a recorded Claude Code session through ctxhook's
+// real hook engine (the embedded plugin.wasm, a real SQLite store, real
+// state files) and reports what ctxhook did: tokens relayed, events
+// captured, nudges fired, and a sample search.
+//
+// The bundled session was recorded from Claude Code 2.1.330 driving two MCP
+// servers (a workflow server that rotates a ~480-character session token on
+// every call, and a ticket server whose responses carry planted secrets);
+// see recorded/README.md for how it was made.
+package demo
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+//go:embed recorded/claude-code-2.1.330-workflow.jsonl
+var session []byte
+
+// Config is the ctxhook config the demo runs with: the relay on for the
+// workflow server only.
+const Config = "[servers.workflow]\nrelay = true\n"
+
+// Record is one line of a recorded session: the hook event and the exact
+// payload Claude Code sent on stdin.
+type Record struct {
+	Event   string          `json:"event"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Session returns the bundled recording.
+func Session() ([]Record, error) { return Parse(session) }
+
+// Parse reads a recording.
+func Parse(b []byte) ([]Record, error) {
+	var out []Record
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			return nil, fmt.Errorf("demo: recording line %d: %w", n, err)
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// Report is what a replay found.
+type Report struct {
+	ToolCalls      int
+	MCPCalls       map[string]int // per server
+	RelayNeeded    int            // calls the model sent without the token
+	Relayed        int            // of those, injected by ctxhook
+	RelayMatched   int            // injected token equal to what the server accepted
+	TokensCaptured int
+	NudgeCalls     []int // external MCP call numbers that got the nudge
+	OneShotNudges  int
+	Events         int64
+	BytesCaptured  int64
+	Redactions     int64
+	Warnings       []string
+	SampleQuery    string
+	SampleHits     []store.Hit
+	DB             string
+}
+
+// Replay runs records through an engine rooted at p.
+func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(string) string, progress io.Writer) (*Report, error) {
+	if err := paths.EnsureDir(filepath.Dir(p.Config)); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(p.Config); os.IsNotExist(err) {
+		if err := os.WriteFile(p.Config, []byte(Config), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	eng, err := hook.NewEngine(ctx, p, getenv)
+	if err != nil {
+		return nil, err
+	}
+	defer eng.Close(ctx)
+
+	rep := &Report{MCPCalls: map[string]int{}, DB: p.DB()}
+	// What the server accepted, per tool_use_id: the recorded PostToolUse
+	// tool_input (Claude Code reports the input the tool really ran with).
+	accepted := map[string]string{}
+	for _, r := range records {
+		if r.Event == "PostToolUse" {
+			var pl struct {
+				ToolUseID string          `json:"tool_use_id"`
+				ToolInput json.RawMessage `json:"tool_input"`
+			}
+			json.Unmarshal(r.Payload, &pl)
+			accepted[pl.ToolUseID] = canonical(pl.ToolInput)
+		}
+	}
+	mcpCall := 0
+	for _, r := range records {
+		res, err := eng.Do(ctx, abi.HarnessClaudeCode, r.Event, r.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %s: %w", r.Event, err)
+		}
+		rep.Warnings = append(rep.Warnings, res.Warnings...)
+		var pl struct {
+			ToolName  string         `json:"tool_name"`
+			ToolUseID string         `json:"tool_use_id"`
+			ToolInput map[string]any `json:"tool_input"`
+		}
+		json.Unmarshal(r.Payload, &pl)
+		server, tool := splitMCP(pl.ToolName)
+		for _, e := range res.Response.Effects {
+			if e.Op == abi.OpTally && e.Name == abi.TallyCapture {
+				rep.TokensCaptured++
+			}
+		}
+		switch r.Event {
+		case "PreToolUse":
+			if server == "" {
+				continue
+			}
+			_, sent := pl.ToolInput["session_token"]
+			needs := server == "workflow" && tool != "start_session" && !sent
+			if needs {
+				rep.RelayNeeded++
+			}
+			var out struct {
+				HookSpecificOutput struct {
+					UpdatedInput json.RawMessage `json:"updatedInput"`
+				} `json:"hookSpecificOutput"`
+			}
+			json.Unmarshal([]byte(res.Stdout), &out)
+			status := ""
+			if len(out.HookSpecificOutput.UpdatedInput) > 0 {
+				rep.Relayed++
+				if canonical(out.HookSpecificOutput.UpdatedInput) == accepted[pl.ToolUseID] {
+					rep.RelayMatched++
+					status = "token relayed, matches what the server accepted"
+				} else {
+					status = "token relayed, DIFFERS from what the server accepted"
+				}
+			} else if needs {
+				status = "NO TOKEN RELAYED"
+			}
+			if status != "" && progress != nil {
+				fmt.Fprintf(progress, "  %-28s %s\n", server+"/"+tool+" "+shortArgs(pl.ToolInput), status)
+			}
+		case "PostToolUse":
+			rep.ToolCalls++
+			if server == "" {
+				continue
+			}
+			rep.MCPCalls[server]++
+			mcpCall++
+			if strings.Contains(res.Stdout, "additionalContext") {
+				rep.NudgeCalls = append(rep.NudgeCalls, mcpCall)
+				if progress != nil {
+					fmt.Fprintf(progress, "  %-28s nudge added (MCP call %d)\n", server+"/"+tool+" "+shortArgs(pl.ToolInput), mcpCall)
+				}
+			}
+		}
+	}
+	st, err := store.Open(p.DB(), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	stats, err := st.Stats("")
+	if err != nil {
+		return nil, err
+	}
+	rep.Events, rep.BytesCaptured, rep.Redactions = stats.Events, stats.BytesCaptured, stats.Redactions
+	rep.SampleQuery = "CVX-5909"
+	rep.SampleHits, err = st.Search(store.ParseQuery(rep.SampleQuery), store.SearchOptions{Limit: 3})
+	return rep, err
+}
+
+func splitMCP(name string) (server, tool string) {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return "", ""
+	}
+	server, tool, _ = strings.Cut(rest, "__")
+	return server, tool
+}
+
+func shortArgs(in map[string]any) string {
+	var parts []string
+	for _, k := range []string{"n", "id"} {
+		if v, ok := in[k]; ok {
+			parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func canonical(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

@@ -1,0 +1,241 @@
+// Package hook runs one harness hook: it reads the payload, asks the plugin
+// for a decision, applies the plugin's effects (state, store, tallies) and
+// prints the decision.
+//
+// It never breaks the agent. Every failure (bad input, a plugin error, a
+// locked or corrupt store, the deadline) ends with exit 0 and one line on
+// stderr; events the store cannot take are spooled and written later.
+package hook
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/state"
+	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// MaxInput bounds the payload read from stdin. Larger input is refused
+// (fail-open) rather than read into memory without limit.
+const MaxInput = 64 << 20
+
+// DefaultDeadline is the whole hook's budget unless CTXHOOK_HOOK_DEADLINE_MS
+// says otherwise; it is well inside every harness's own hook timeout.
+const DefaultDeadline = 10 * time.Second
+
+// Engine runs hooks with one loaded plugin. The hook command makes one per
+// process; the demo reuses one for a whole replay.
+type Engine struct {
+	Paths  paths.Paths
+	Getenv func(string) string
+	Now    func() time.Time
+	runner *runner.Runner
+}
+
+// NewEngine loads the plugin (using the compilation cache in p.Cache).
+func NewEngine(ctx context.Context, p paths.Paths, getenv func(string) string) (*Engine, error) {
+	r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()})
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r}, nil
+}
+
+// Close unloads the plugin.
+func (e *Engine) Close(ctx context.Context) error { return e.runner.Close(ctx) }
+
+// Result is what one hook produced.
+type Result struct {
+	Stdout   string
+	ExitCode int
+	// Warnings are single lines for stderr (never containing payload data).
+	Warnings []string
+	// EventIDs are the ids of the events stored (none when spooled).
+	EventIDs []int64
+	// Spooled is true when events went to the spool instead of the store.
+	Spooled bool
+	// Response is the plugin's full answer, for tests and the demo.
+	Response abi.HandleResponse
+}
+
+// Do runs one hook.
+func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
+	var res Result
+	cfg, err := config.Load(e.Paths.Config)
+	if err != nil {
+		res.Warnings = append(res.Warnings, err.Error()+" (using defaults)")
+	}
+	prep, err := e.runner.Prepare(ctx, abi.PrepareRequest{Harness: harness, Event: event, Payload: string(payload)})
+	if err != nil {
+		return res, err
+	}
+	req := abi.HandleRequest{Harness: harness, Event: event, Payload: string(payload), Config: cfg,
+		Env: e.env(), NowMS: e.Now().UnixMilli()}
+
+	sd, err := state.Open(e.Paths.StateDir())
+	var unlock func()
+	if err == nil {
+		unlock, err = sd.Lock(prep.StateKeys, 2*time.Second)
+	}
+	if err == nil {
+		req.State, err = sd.Read(prep.StateKeys)
+	}
+	if err != nil {
+		req.StateError = err.Error()
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	resp, err := e.runner.Handle(ctx, req)
+	if err != nil {
+		if unlock != nil {
+			unlock()
+		}
+		return res, err
+	}
+	res.Response, res.Stdout, res.ExitCode = resp, resp.Stdout, resp.ExitCode
+	if resp.Stderr != "" {
+		res.Warnings = append(res.Warnings, resp.Stderr)
+	}
+
+	var events []abi.Event
+	var tallies []abi.Effect
+	for _, eff := range resp.Effects {
+		switch eff.Op {
+		case abi.OpSetState:
+			if unlock == nil {
+				continue // state unreadable: do not clobber it blind
+			}
+			if err := sd.Write(eff.Key, eff.Value); err != nil {
+				res.Warnings = append(res.Warnings, err.Error())
+			}
+		case abi.OpStoreEvent:
+			if eff.Event != nil {
+				events = append(events, *eff.Event)
+			}
+		case abi.OpTally:
+			tallies = append(tallies, eff)
+		default:
+			res.Warnings = append(res.Warnings, fmt.Sprintf("ignoring unknown effect %q", eff.Op))
+		}
+	}
+	if unlock != nil {
+		unlock()
+	}
+	if len(events) > 0 || len(tallies) > 0 {
+		ids, err := e.write(events, tallies)
+		if err != nil {
+			res.Spooled = true
+			res.Warnings = append(res.Warnings, err.Error())
+		}
+		res.EventIDs = ids
+	}
+	return res, nil
+}
+
+// write stores events, first replaying anything spooled earlier; when the
+// store cannot be written the events are spooled instead.
+func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error) {
+	st, err := store.Open(e.Paths.DB(), store.Options{})
+	if err == nil {
+		defer st.Close()
+		replaySpool(e.Paths.SpoolDir(), st)
+		var ids []int64
+		if ids, err = st.Apply(events, tallies); err == nil {
+			return ids, nil
+		}
+	}
+	if serr := spool(e.Paths.SpoolDir(), events, tallies); serr != nil {
+		return nil, fmt.Errorf("%v; spool failed too, events lost: %v", err, serr)
+	}
+	return nil, fmt.Errorf("%v; events spooled for later", err)
+}
+
+func (e *Engine) env() map[string]string {
+	out := map[string]string{}
+	for _, k := range []string{abi.EnvNudgeEvery} {
+		if v := e.Getenv(k); v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// IO is the process's standard streams.
+type IO struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Run is `ctxhook hook <harness> <event>`: the whole fail-open contract.
+func Run(ctx context.Context, harness, event string, stdio IO, getenv func(string) string) int {
+	warn := func(msg string) { fmt.Fprintf(stdio.Stderr, "ctxhook: %s\n", oneLine(msg)) }
+	deadline := DefaultDeadline
+	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
+		deadline = time.Duration(ms) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+
+	type outcome struct {
+		res Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv)
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-ctx.Done():
+		warn(fmt.Sprintf("%s %s: gave up after %v; the agent continues without ctxhook", harness, event, deadline))
+		return 0
+	case o := <-done:
+		for _, w := range o.res.Warnings {
+			warn(w)
+		}
+		if o.err != nil {
+			warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, o.err))
+			return 0
+		}
+		io.WriteString(stdio.Stdout, o.res.Stdout)
+		return o.res.ExitCode
+	}
+}
+
+func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string) (Result, error) {
+	payload, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
+	if err != nil {
+		return Result{}, fmt.Errorf("read stdin: %w", err)
+	}
+	if len(payload) > MaxInput {
+		return Result{}, fmt.Errorf("payload larger than %d MiB", MaxInput>>20)
+	}
+	p, err := paths.Resolve(getenv)
+	if err != nil {
+		return Result{}, err
+	}
+	eng, err := NewEngine(ctx, p, getenv)
+	if err != nil {
+		return Result{}, err
+	}
+	defer eng.Close(context.Background())
+	return eng.Do(ctx, harness, event, payload)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 400 {
+		s = s[:400] + "…"
+	}
+	return s
+}
+
+// Harnesses lists the harnesses `ctxhook hook` accepts.
+var Harnesses = []string{abi.HarnessClaudeCode}

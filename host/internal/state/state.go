@@ -1,0 +1,124 @@
+// Package state keeps the plugin's small per-session documents (relay
+// tokens, nudge counters) between hook processes.
+//
+// Each key is one file whose name is a hash of the key, never the raw
+// value: keys hold session ids that come from the harness and must not
+// pick paths. Writes are atomic (temp file, fsync, rename) and readers and
+// writers of one key serialise on a flock, so two parallel hooks of one
+// session cannot lose a counter update.
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+)
+
+// ErrLocked is returned when a key stays locked past the timeout.
+var ErrLocked = errors.New("state: locked by another ctxhook process")
+
+// Dir is a directory of state documents.
+type Dir struct{ path string }
+
+// Open returns the state directory, creating it 0700.
+func Open(path string) (Dir, error) {
+	if err := paths.EnsureDir(path); err != nil {
+		return Dir{}, fmt.Errorf("state: %w", err)
+	}
+	return Dir{path: path}, nil
+}
+
+func (d Dir) file(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return filepath.Join(d.path, hex.EncodeToString(sum[:16])+".json")
+}
+
+// Lock takes the locks of keys, in the given order, waiting up to timeout.
+// The returned func releases them.
+func (d Dir) Lock(keys []string, timeout time.Duration) (unlock func(), err error) {
+	deadline := time.Now().Add(timeout)
+	var held []*os.File
+	unlock = func() {
+		for _, f := range held {
+			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			f.Close()
+		}
+	}
+	for _, k := range keys {
+		f, err := os.OpenFile(d.file(k)+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+		if err != nil {
+			unlock()
+			return nil, fmt.Errorf("state: %w", err)
+		}
+		for {
+			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+				f.Close()
+				unlock()
+				if errors.Is(err, syscall.EWOULDBLOCK) {
+					return nil, ErrLocked
+				}
+				return nil, fmt.Errorf("state: lock: %w", err)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		held = append(held, f)
+	}
+	return unlock, nil
+}
+
+// Read returns the stored values of keys; a key never written is absent.
+func (d Dir) Read(keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	for _, k := range keys {
+		b, err := os.ReadFile(d.file(k))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("state: %w", err)
+		}
+		out[k] = string(b)
+	}
+	return out, nil
+}
+
+// Write replaces the value of key atomically.
+func (d Dir) Write(key, value string) error {
+	target := d.file(key)
+	tmp, err := os.CreateTemp(d.path, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state: %w", err)
+	}
+	if _, err := tmp.WriteString(value); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), target); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return nil
+}
