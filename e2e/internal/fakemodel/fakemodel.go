@@ -14,11 +14,13 @@
 package fakemodel
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 )
@@ -34,6 +36,8 @@ type Server struct {
 	URL    string
 	Script []Step
 	Final  string
+	// LogPath, when set, receives every request as a JSON line.
+	LogPath string
 
 	mu       sync.Mutex
 	requests [][]byte
@@ -100,6 +104,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	s.requests = append(s.requests, body)
+	if s.LogPath != "" {
+		if f, err := os.OpenFile(s.LogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {
+			rec, _ := json.Marshal(map[string]any{"path": r.URL.String(), "body": json.RawMessage(body)})
+			f.Write(append(rec, '\n'))
+			f.Close()
+		}
+	}
 	s.mu.Unlock()
 	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {
 		w.Header().Set("Content-Type", "application/json")
@@ -111,7 +122,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	kind, payload := s.next(req)
+	kind, payload := s.next(req, body)
 	if !req.Stream {
 		writeJSON(w, kind, payload)
 		return
@@ -120,7 +131,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // next decides the reply: ("tool_use", {name,input,id}) or ("text", text).
-func (s *Server) next(req request) (string, map[string]any) {
+func (s *Server) next(req request, body []byte) (string, map[string]any) {
 	offered := map[string]bool{}
 	deferred := map[string]bool{}
 	for _, t := range req.Tools {
@@ -133,6 +144,11 @@ func (s *Server) next(req request) (string, map[string]any) {
 	main := false
 	for _, st := range s.Script {
 		scripted[st.Tool] = true
+		// A deferred tool is not in the tool list: Claude Code names it in a
+		// system-reminder and expects a ToolSearch first.
+		if !offered[st.Tool] && offered["ToolSearch"] && bytes.Contains(body, []byte(st.Tool)) {
+			offered[st.Tool], deferred[st.Tool] = true, true
+		}
 		if offered[st.Tool] {
 			main = true
 		}

@@ -191,7 +191,9 @@ func (d *decision) storeTool(event, category, server string, response json.RawMe
 	r := d.redactor()
 	args, n1 := r.String(compact(d.p.ToolInput))
 	body, n2 := r.String(string(response))
-	text, n3 := r.String(readableText(response))
+	// The rendered text repeats the response: its redactions are the
+	// response's, not new ones.
+	text, _ := r.String(readableText(response))
 	ev := d.newEvent(event, category)
 	ev.Tool = d.p.ToolName
 	ev.Server = server
@@ -201,7 +203,6 @@ func (d *decision) storeTool(event, category, server string, response json.RawMe
 	ev.Redactions = n1 + n2
 	if text != "" {
 		ev.Text, _ = capBytes(text, d.maxBytes())
-		ev.Redactions += n3
 	}
 	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})

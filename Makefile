@@ -1,0 +1,62 @@
+SHELL := bash
+# ctxhook. The two commands a newcomer needs: `make demo` and `make test`.
+GO      ?= go
+BIN     ?= bin/ctxhook
+FUZZTIME ?= 15s
+
+# plugin.wasm is committed and must be byte-for-byte reproducible from the
+# sources: the same command builds it here, in CI and in `make verify.wasm`.
+WASM_BUILD = GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
+
+.PHONY: all build plugin verify.wasm demo test unit e2e fuzz bench vet check clean
+
+all: build
+
+build: ## build bin/ctxhook
+	$(GO) build -trimpath -o $(BIN) ./host/cmd/ctxhook
+
+plugin: ## rebuild plugin/plugin.wasm and its .sha256 from plugin/
+	$(WASM_BUILD) -o plugin/plugin.wasm ./plugin/guest
+	sha256sum plugin/plugin.wasm | cut -d' ' -f1 > plugin/plugin.wasm.sha256
+	@ls -l plugin/plugin.wasm
+
+verify.wasm: ## fail if the committed plugin.wasm differs from a fresh build
+	@tmp=$$(mktemp -d) && \
+	$(WASM_BUILD) -o $$tmp/plugin.wasm ./plugin/guest && \
+	if cmp -s $$tmp/plugin.wasm plugin/plugin.wasm; then echo "plugin.wasm is reproducible ($$(sha256sum < $$tmp/plugin.wasm | cut -c1-16)…)"; rm -rf $$tmp; \
+	else echo "plugin/plugin.wasm differs from a fresh build of ./plugin/guest: run 'make plugin' and commit"; rm -rf $$tmp; exit 1; fi
+
+demo: ## replay the bundled recorded session through the real hooks
+	$(GO) run ./host/cmd/ctxhook demo
+
+test: vet verify.wasm unit fuzz e2e ## everything CI runs
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+
+unit: ## unit, conformance and differential tests
+	$(GO) test -count=1 ./...
+
+e2e: ## real-client end-to-end tests (installs pinned clients from npm once)
+	CTXHOOK_E2E=1 $(GO) test -count=1 -v -run 'Test' ./e2e/ 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
+
+fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
+	@set -e; for t in \
+	  ./plugin/internal/claude:FuzzParse \
+	  ./plugin/internal/engine:FuzzHandle \
+	  ./plugin/internal/redact:FuzzString \
+	  ./plugin/internal/jsonpath:FuzzFirstString \
+	  ./host/store:FuzzQuery \
+	  ./host/internal/config:FuzzParse; do \
+	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg | tail -1; done
+
+bench: ## Go benchmarks and whole-process hook timings
+	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
+	./scripts/bench-hook.sh
+
+check: test ## alias
+
+clean:
+	rm -rf bin

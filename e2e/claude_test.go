@@ -1,0 +1,271 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
+)
+
+// Planted in every ticket by e2e/testmcp; none may reach ctxhook's files.
+var planted = []string{"AKIAPLANTEDSECRET123", "planted-db-password-7f3k"}
+
+const nudgeMarker = "ctxhook: MCP responses in this session are stored and indexed"
+
+// claudeRun is one Claude Code run with ctxhook installed.
+type claudeRun struct {
+	Home, Project, CtxhookBin string
+	Model                     *fakemodel.Server
+	MCPLog                    string
+	Stdout, Stderr            string
+	HookRecord                string // when set, hooks append payloads here
+}
+
+func (r *claudeRun) env() []string {
+	return isolatedEnv(r.Home,
+		"ANTHROPIC_BASE_URL="+r.Model.URL, "ANTHROPIC_API_KEY=sk-ant-fake-offline-key",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
+		"DISABLE_ERROR_REPORTING=1", "DISABLE_BUG_COMMAND=1", "DISABLE_GROWTHBOOK=1", "DISABLE_UPDATES=1",
+		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1", "DISABLE_INSTALLATION_CHECKS=1")
+}
+
+// runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
+// HOME, enables the relay for the workflow server, and runs Claude Code
+// with the script.
+func runClaude(t *testing.T, script []fakemodel.Step, prompt string, record string) *claudeRun {
+	t.Helper()
+	claude := npmInstall(t, "@anthropic-ai/claude-code", ClaudeCodeVersion, "claude")
+	ctxhook, testmcp := binaries(t)
+	tmp := t.TempDir()
+	r := &claudeRun{Home: filepath.Join(tmp, "home"), Project: filepath.Join(tmp, "project"), CtxhookBin: ctxhook,
+		MCPLog: filepath.Join(tmp, "mcp.log.jsonl"), HookRecord: record}
+	for _, d := range []string{r.Home, r.Project} {
+		os.MkdirAll(d, 0o755)
+	}
+	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.Close() })
+	r.Model = model
+	if keep := os.Getenv("CTXHOOK_E2E_KEEP"); keep != "" {
+		os.MkdirAll(keep, 0o755)
+		model.LogPath = filepath.Join(keep, t.Name()+".model.jsonl")
+		r.MCPLog = filepath.Join(keep, t.Name()+".mcp.jsonl")
+		os.Remove(model.LogPath)
+		os.Remove(r.MCPLog)
+	}
+
+	// Wire ctxhook in exactly as a user would.
+	out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, ctxhook, "install", "claude-code")
+	if err != nil {
+		t.Fatalf("ctxhook install: %v\n%s%s", err, out, errs)
+	}
+	cfg := filepath.Join(r.Home, ".config", "ctxhook", "config.toml")
+	if err := os.WriteFile(cfg, []byte("[servers.workflow]\nrelay = true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if record != "" {
+		wrapHooksForRecording(t, r)
+	}
+	mcp := map[string]any{"mcpServers": map[string]any{
+		"workflow": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "workflow"},
+			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
+		"tickets": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "tickets"},
+			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
+	}}
+	b, _ := json.Marshal(mcp)
+	mcpPath := filepath.Join(tmp, "mcp.json")
+	os.WriteFile(mcpPath, b, 0o644)
+
+	r.Stdout, r.Stderr, err = run(t, 4*time.Minute, r.env(), r.Project, []byte{}, claude,
+		"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
+		"--mcp-config", mcpPath, "--strict-mcp-config",
+		"--allowedTools", "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket")
+	if err != nil {
+		t.Fatalf("claude: %v\nstdout: %s\nstderr: %s", err, r.Stdout, r.Stderr)
+	}
+	if !strings.Contains(r.Stdout, "FINAL_ANSWER") {
+		t.Fatalf("claude did not finish the script:\n%s\n%s", r.Stdout, r.Stderr)
+	}
+	return r
+}
+
+// wrapHooksForRecording makes each installed hook command append its
+// payload to the record file before running ctxhook, unchanged.
+func wrapHooksForRecording(t *testing.T, r *claudeRun) {
+	t.Helper()
+	settings := filepath.Join(r.Home, ".claude", "settings.json")
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(r.Home, "record-hook.sh")
+	script := "#!/bin/sh\nev=\"$4\"\npayload=$(cat)\nprintf '%s' \"$payload\" | jq -c --arg ev \"$ev\" '{event:$ev,payload:.}' >> " +
+		r.HookRecord + "\nprintf '%s' \"$payload\" | \"$@\"\n"
+	os.WriteFile(wrapper, []byte(script), 0o755)
+	s := strings.ReplaceAll(string(b), `"command": "`+r.CtxhookBin, `"command": "`+wrapper+" "+r.CtxhookBin)
+	os.WriteFile(settings, []byte(s), 0o644)
+}
+
+func workflowScript(steps int, tickets map[int]string) []fakemodel.Step {
+	script := []fakemodel.Step{{Tool: "mcp__workflow__start_session", Input: map[string]any{"workflow": "deploy-payments"}}}
+	for n := 1; n <= steps; n++ {
+		script = append(script, fakemodel.Step{Tool: "mcp__workflow__step", Input: map[string]any{"n": n}})
+		if id, ok := tickets[n]; ok {
+			script = append(script, fakemodel.Step{Tool: "mcp__tickets__get_ticket", Input: map[string]any{"id": id}})
+		}
+	}
+	return script
+}
+
+func TestClaudeCode(t *testing.T) {
+	requireE2E(t)
+	script := workflowScript(3, map[int]string{1: "CVX-5909"})
+	r := runClaude(t, script, "Run the deploy-payments workflow and check ticket CVX-5909.", "")
+
+	// 1. The relay: every step reached the server with the token the
+	// previous call issued, though the model never sent one.
+	calls := readToolCalls(t, r.MCPLog)
+	if len(calls) != len(script) {
+		t.Fatalf("MCP server saw %d calls, script has %d", len(calls), len(script))
+	}
+	var current string
+	steps := 0
+	for i, c := range calls {
+		if c.Server != "workflow" {
+			continue
+		}
+		if c.Name == "step" {
+			steps++
+			if _, sent := script[i].Input["session_token"]; sent {
+				t.Fatalf("script sends the token itself; the test would prove nothing")
+			}
+			if got, _ := c.Args["session_token"].(string); got != current || got == "" {
+				t.Errorf("step %d reached the server with token %.12q…, want %.12q…", steps, got, current)
+			}
+			if c.Result.IsError {
+				t.Errorf("step %d failed: %+v", steps, c.Result.Content)
+			}
+		}
+		current, _ = c.Result.Meta["session_token"].(string)
+		if len(current) < 400 {
+			t.Fatalf("server issued a short token: %q", current)
+		}
+	}
+	if steps != 3 {
+		t.Fatalf("%d steps reached the server", steps)
+	}
+	// The model's own tool_use inputs never carried the token.
+	modelSteps := 0
+	for _, req := range r.Model.Requests() {
+		var body struct {
+			Messages []struct {
+				Role    string            `json:"role"`
+				Content []json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(req, &body)
+		for _, m := range body.Messages {
+			for _, raw := range m.Content {
+				var b struct {
+					Type  string         `json:"type"`
+					Name  string         `json:"name"`
+					Input map[string]any `json:"input"`
+				}
+				json.Unmarshal(raw, &b)
+				if m.Role == "assistant" && b.Type == "tool_use" && b.Name == "mcp__workflow__step" {
+					modelSteps++
+					if _, sent := b.Input["session_token"]; sent {
+						t.Errorf("the model's own call carried a token: %v", b.Input)
+					}
+				}
+			}
+		}
+	}
+	if modelSteps == 0 {
+		t.Errorf("no model tool_use for step seen in the requests")
+	}
+
+	// 2. Search finds the response right after the run.
+	out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "CVX-5909")
+	if err != nil {
+		t.Fatalf("search: %v %s", err, errs)
+	}
+	var hits []struct {
+		Tool    string `json:"tool"`
+		Snippet string `json:"snippet"`
+	}
+	json.Unmarshal([]byte(out), &hits)
+	if len(hits) == 0 || hits[0].Tool != "mcp__tickets__get_ticket" || !strings.Contains(hits[0].Snippet, "CVX-5909") {
+		t.Fatalf("search CVX-5909 = %s", out)
+	}
+
+	// 3. A nudge reached the model.
+	nudged := false
+	for _, req := range r.Model.Requests() {
+		if strings.Contains(string(req), nudgeMarker) {
+			nudged = true
+		}
+	}
+	if !nudged {
+		t.Errorf("no request to the model carried the nudge")
+	}
+
+	// 4. The planted secrets are in no file ctxhook wrote, though the
+	// ticket itself was stored.
+	stateDir := filepath.Join(r.Home, ".local", "state", "ctxhook")
+	files := filesUnder(t, stateDir)
+	files = append(files, filesUnder(t, filepath.Join(r.Home, ".config", "ctxhook"))...)
+	stored := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range planted {
+			if strings.Contains(string(b), s) {
+				t.Errorf("planted secret %q found in %s", s, f)
+			}
+		}
+		if strings.Contains(string(b), "retryPolicyForGateway") {
+			stored = true
+		}
+		if fi, _ := os.Stat(f); fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s is %v, want no group/other access", f, fi.Mode().Perm())
+		}
+	}
+	if !stored {
+		t.Errorf("the ticket text is in none of %d files: the secret check proved nothing", len(files))
+	}
+	t.Logf("checked %d files under %s", len(files), stateDir)
+}
+
+// TestRecordDemoSession re-records the session `ctxhook demo` replays:
+// CTXHOOK_RECORD=host/internal/demo/recorded/claude-code-2.1.330-workflow.jsonl.
+func TestRecordDemoSession(t *testing.T) {
+	requireE2E(t)
+	out := os.Getenv("CTXHOOK_RECORD")
+	if out == "" {
+		t.Skip("set CTXHOOK_RECORD=<file> to re-record the demo session")
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(repoRoot(t), out)
+	}
+	os.Remove(out)
+	tickets := map[int]string{1: "CVX-5909", 3: "CVX-5911", 4: "CVX-5909", 6: "OPS-118", 8: "CVX-5912", 9: "CVX-5909",
+		11: "PAY-2210", 13: "OPS-118", 14: "CVX-5913", 16: "PAY-2210", 18: "CVX-5914", 19: "CVX-5909"}
+	script := workflowScript(20, tickets)
+	r := runClaude(t, script, "Run the deploy-payments workflow to the end; check the tickets it mentions.", out)
+	for _, c := range readToolCalls(t, r.MCPLog) {
+		if c.Result.IsError {
+			t.Fatalf("a call failed during recording: %s %+v", c.Name, c.Result.Content)
+		}
+	}
+	b, _ := os.ReadFile(out)
+	t.Logf("recorded %d hook events (%d bytes) for %d scripted calls", strings.Count(string(b), "\n"), len(b), len(script))
+}

@@ -1,0 +1,196 @@
+// Package e2e runs real agent clients, offline, against ctxhook: a fake
+// model server on 127.0.0.1 scripts the model, the project's own MCP test
+// server plays the MCP servers, and ctxhook is wired in by `ctxhook
+// install`, in an isolated HOME.
+//
+// The tests need npm (to install the pinned client once into .work/) and
+// run only when CTXHOOK_E2E=1 (`make e2e`).
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// ClaudeCodeVersion is the pinned Claude Code release: hook behaviour
+// changes between releases (2.1.330 defers MCP tools behind ToolSearch).
+const ClaudeCodeVersion = "2.1.330"
+
+func requireE2E(t *testing.T) {
+	t.Helper()
+	if os.Getenv("CTXHOOK_E2E") != "1" {
+		t.Skip("set CTXHOOK_E2E=1 (make e2e) to run real-client tests")
+	}
+}
+
+func repoRoot(t *testing.T) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+var buildOnce sync.Once
+var builtDir string
+var buildErr error
+
+// binaries builds ctxhook and testmcp once per test process.
+func binaries(t *testing.T) (ctxhook, testmcp string) {
+	t.Helper()
+	buildOnce.Do(func() {
+		builtDir, buildErr = os.MkdirTemp("", "ctxhook-e2e-bin-")
+		if buildErr != nil {
+			return
+		}
+		for pkg, name := range map[string]string{"./host/cmd/ctxhook": "ctxhook", "./e2e/testmcp": "testmcp"} {
+			cmd := exec.Command("go", "build", "-o", filepath.Join(builtDir, name), pkg)
+			cmd.Dir = repoRoot(t)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = &buildError{pkg, string(out)}
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return filepath.Join(builtDir, "ctxhook"), filepath.Join(builtDir, "testmcp")
+}
+
+type buildError struct{ pkg, out string }
+
+func (e *buildError) Error() string { return "build " + e.pkg + ": " + e.out }
+
+// npmInstall installs pkg@version into .work/<dir> once and returns the
+// path of bin inside node_modules/.bin.
+func npmInstall(t *testing.T, pkg, version, bin string) string {
+	t.Helper()
+	dir := filepath.Join(repoRoot(t), "e2e", ".work", strings.NewReplacer("@", "", "/", "-").Replace(pkg)+"-"+version)
+	path := filepath.Join(dir, "node_modules", ".bin", bin)
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("npm install %s@%s (once; cached in %s)", pkg, version, dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, pkg+"@"+version)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm install %s@%s: %v\n%s", pkg, version, err, out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("npm installed no %s: %v", bin, err)
+	}
+	return path
+}
+
+// run runs a command with env and a timeout, returning stdout and stderr.
+func run(t *testing.T, timeout time.Duration, env []string, dir string, stdin []byte, name string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = env
+	cmd.Dir = dir
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// isolatedEnv is a minimal environment with HOME at home and no XDG
+// overrides, so ctxhook uses its real default paths under that HOME.
+func isolatedEnv(home string, extra ...string) []string {
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + os.TempDir()}
+	return append(env, extra...)
+}
+
+// mcpLog is one line the MCP test server logged.
+type mcpLog struct {
+	Dir    string          `json:"dir"`
+	Server string          `json:"server"`
+	Msg    json.RawMessage `json:"msg"`
+}
+
+// toolCall is a tools/call the MCP server received, with its answer.
+type toolCall struct {
+	Server string
+	Name   string
+	Args   map[string]any
+	Result struct {
+		Content []struct {
+			Text string `json:"text"`
+		} `json:"content"`
+		Meta    map[string]any `json:"_meta"`
+		IsError bool           `json:"isError"`
+	}
+}
+
+func readToolCalls(t *testing.T, path string) []toolCall {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type rpc struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		} `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	pending := map[string]*toolCall{}
+	var calls []*toolCall
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var l mcpLog
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		var m rpc
+		json.Unmarshal(l.Msg, &m)
+		key := l.Server + string(m.ID)
+		if l.Dir == "in" && m.Method == "tools/call" {
+			c := &toolCall{Server: l.Server, Name: m.Params.Name, Args: m.Params.Arguments}
+			pending[key] = c
+			calls = append(calls, c)
+		} else if l.Dir == "out" && pending[key] != nil {
+			json.Unmarshal(m.Result, &pending[key].Result)
+			delete(pending, key)
+		}
+	}
+	out := make([]toolCall, len(calls))
+	for i, c := range calls {
+		out[i] = *c
+	}
+	return out
+}
+
+// filesUnder returns every regular file below dir.
+func filesUnder(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
+}

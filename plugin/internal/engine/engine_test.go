@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/claude"
+)
+
+func TestUnknownHarness(t *testing.T) {
+	if _, err := Handle(abi.HandleRequest{Harness: "vim", Payload: "{}"}); !errors.Is(err, ErrHarness) {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := Prepare(abi.PrepareRequest{Harness: "vim", Payload: "{}"}); !errors.Is(err, ErrHarness) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMissingSessionID(t *testing.T) {
+	resp, err := Prepare(abi.PrepareRequest{Harness: abi.HarnessClaudeCode, Payload: `{"hook_event_name":"Stop"}`})
+	if err != nil || len(resp.StateKeys) != 1 || resp.StateKeys[0] != "session/unknown" {
+		t.Fatalf("Prepare = %+v, %v", resp, err)
+	}
+}
+
+func TestCapBytes(t *testing.T) {
+	s := strings.Repeat("é", 10) // 2 bytes each
+	got, cut := capBytes(s, 5)
+	if !cut || !strings.HasPrefix(got, "éé\n[ctxhook: truncated") {
+		t.Fatalf("capBytes = %q, %v", got, cut)
+	}
+	if got, cut := capBytes(s, -1); cut || got != s {
+		t.Fatalf("-1 must mean no cap")
+	}
+}
+
+// FuzzHandle: for any payload, Handle either fails with a payload error or
+// returns valid JSON on stdout (or nothing) and well-formed effects, and
+// never leaks a known relay token into a stored event.
+func FuzzHandle(f *testing.F) {
+	files, _ := filepath.Glob("../../../testdata/payloads/claude-code/*/*.json")
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		f.Add(b, "")
+	}
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__wf__step","tool_response":[{"type":"text","text":"{\"session_token\":\"tok_fuzz_0123456789\"}"}]}`), "3")
+	const known = "tok_known_0123456789abcdef"
+	f.Fuzz(func(t *testing.T, payload []byte, every string) {
+		req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload),
+			Config: abi.Config{Servers: map[string]abi.ServerConfig{"wf": {Relay: true}, "tickets": {Relay: true}}},
+			Env:    map[string]string{abi.EnvNudgeEvery: every}}
+		prep, err := Prepare(abi.PrepareRequest{Harness: req.Harness, Payload: req.Payload})
+		if err != nil {
+			if !errors.Is(err, claude.ErrPayload) {
+				t.Fatalf("Prepare error is not ErrPayload: %v", err)
+			}
+			return
+		}
+		req.State = map[string]string{prep.StateKeys[0]: `{"tokens":{"wf":"` + known + `"}}`}
+		resp, err := Handle(req)
+		if err != nil {
+			t.Fatalf("Handle failed after Prepare succeeded: %v", err)
+		}
+		if resp.Stdout != "" && !json.Valid([]byte(resp.Stdout)) {
+			t.Fatalf("stdout is not JSON: %q", resp.Stdout)
+		}
+		for _, e := range resp.Effects {
+			switch e.Op {
+			case abi.OpSetState:
+				if !json.Valid([]byte(e.Value)) {
+					t.Fatalf("state value not JSON: %q", e.Value)
+				}
+			case abi.OpStoreEvent:
+				ev := e.Event
+				if ev == nil {
+					t.Fatal("store_event without event")
+				}
+				for _, s := range []string{ev.Args, ev.Response, ev.Text} {
+					if strings.Contains(s, known) {
+						t.Fatalf("known token stored unredacted")
+					}
+				}
+			case abi.OpTally:
+			default:
+				t.Fatalf("unknown effect %q", e.Op)
+			}
+		}
+	})
+}
