@@ -76,4 +76,3 @@ func seq(a, b int) []int {
 	}
 	return out
 }
-

@@ -143,7 +143,7 @@ func claudeWiring(path string) (map[string]bool, []string, error) {
 	for ev, groups := range s.Hooks {
 		for _, g := range groups {
 			for _, h := range g.Hooks {
-				if install.IsOurs(h.Command) {
+				if install.IsOurs(h.Command, executable()) {
 					wired[ev] = true
 					cmds = append(cmds, h.Command)
 				}

@@ -113,7 +113,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	plan, err := install.PlanClaude(path, "", false)
+	plan, err := install.PlanClaude(path, executable(), false)
 	if err != nil {
 		return fail(env, "%v", err)
 	}

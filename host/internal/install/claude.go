@@ -54,7 +54,8 @@ func ClaudeSettingsPath(scope, home, claudeConfigDir, dir string) (string, error
 }
 
 // PlanClaude computes the settings file with ctxhook's hooks (install=true)
-// or without them (install=false). exe is the ctxhook binary's path.
+// or without them (install=false). exe is the ctxhook binary's path; its
+// entries are recognised as ctxhook's even if the binary is renamed.
 func PlanClaude(path, exe string, install bool) (Plan, error) {
 	p := Plan{Path: path}
 	before, err := os.ReadFile(path)
@@ -77,7 +78,7 @@ func PlanClaude(path, exe string, install bool) (Plan, error) {
 	// Always remove first: a re-install after the binary moved rewrites the
 	// command instead of adding a second copy.
 	for _, ev := range append([]string(nil), hooks.keys...) {
-		groups, removed, err := withoutOurs(hooks.vals[ev])
+		groups, removed, err := withoutOurs(hooks.vals[ev], exe)
 		if err != nil {
 			return p, fmt.Errorf("install: %s: hooks.%s: %v; nothing was changed", path, ev, err)
 		}
@@ -185,7 +186,7 @@ func claudeTemplate(exe string) (*object, error) {
 
 // withoutOurs removes ctxhook's handlers from one event's matcher groups and
 // drops groups left empty by that. User handlers are kept byte for byte.
-func withoutOurs(raw json.RawMessage) (groups []json.RawMessage, removed int, err error) {
+func withoutOurs(raw json.RawMessage, exe string) (groups []json.RawMessage, removed int, err error) {
 	if err := json.Unmarshal(raw, &groups); err != nil {
 		return nil, 0, errors.New("not a list")
 	}
@@ -207,7 +208,7 @@ func withoutOurs(raw json.RawMessage) (groups []json.RawMessage, removed int, er
 			var cmd struct {
 				Command string `json:"command"`
 			}
-			if json.Unmarshal(h, &cmd) == nil && IsOurs(cmd.Command) {
+			if json.Unmarshal(h, &cmd) == nil && IsOurs(cmd.Command, exe) {
 				removed++
 				continue
 			}
@@ -226,12 +227,14 @@ func withoutOurs(raw json.RawMessage) (groups []json.RawMessage, removed int, er
 	return out, removed, nil
 }
 
-// IsOurs reports whether a hook command runs `ctxhook hook claude-code`.
-func IsOurs(command string) bool {
+// IsOurs reports whether a hook command runs `ctxhook hook claude-code`:
+// a binary named ctxhook, or exe (the running binary, whatever its name).
+func IsOurs(command, exe string) bool {
 	f := strings.Fields(command)
 	for i := 0; i+2 < len(f); i++ {
 		bin := strings.Trim(f[i], `'"`)
-		if (bin == "ctxhook" || strings.HasSuffix(bin, "/ctxhook")) && f[i+1] == "hook" && f[i+2] == "claude-code" {
+		named := bin == "ctxhook" || strings.HasSuffix(bin, "/ctxhook") || (exe != "" && bin == exe)
+		if named && f[i+1] == "hook" && f[i+2] == "claude-code" {
 			return true
 		}
 	}

@@ -92,7 +92,7 @@ func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
 		t.Errorf("path with a space not shell-quoted:\n%s", moved)
 	}
 	// Uninstall leaves exactly the user's content.
-	u := apply(t, path, "", false)
+	u := apply(t, path, "/opt/bin/ctxhook", false)
 	if u.Removed != len(ClaudeEvents) {
 		t.Errorf("removed %d", u.Removed)
 	}
@@ -113,7 +113,7 @@ func TestInstallIntoMissingFile(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil || len(v["hooks"]) != len(ClaudeEvents) {
 		t.Fatalf("settings = %s (%v)", b, err)
 	}
-	u := apply(t, path, "", false)
+	u := apply(t, path, "/opt/bin/ctxhook", false)
 	if b, _ := os.ReadFile(path); !u.Changed || strings.TrimSpace(string(b)) != "{}" {
 		t.Errorf("after uninstall: %s", b)
 	}
@@ -134,8 +134,9 @@ func TestIsOurs(t *testing.T) {
 		"my-ctxhook hook claude-code Stop":             false,
 		"ctxhook search x":                             false,
 		"node hook.mjs PreToolUse":                     false,
+		"/opt/renamed/ch hook claude-code Stop":        true, // the running binary
 	} {
-		if IsOurs(cmd) != want {
+		if IsOurs(cmd, "/opt/renamed/ch") != want {
 			t.Errorf("IsOurs(%q) = %v", cmd, !want)
 		}
 	}

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMain lets the test binary act as the ctxhook binary: a test runs
+// os.Args[0] with CTXHOOK_TEST_MAIN=1 to get a real ctxhook process.
+func TestMain(m *testing.M) {
+	if os.Getenv("CTXHOOK_TEST_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], IO{os.Stdin, os.Stdout, os.Stderr}, os.Getenv))
+	}
+	os.Exit(m.Run())
+}
+
+const payloads = "../../../testdata/payloads/claude-code/2.1.330/"
+
+type testEnv struct {
+	vars map[string]string
+}
+
+func newEnv(t *testing.T) *testEnv {
+	h := t.TempDir()
+	cache, _ := os.UserCacheDir()
+	return &testEnv{vars: map[string]string{
+		"HOME": filepath.Join(h, "home"), "CTXHOOK_HOME": filepath.Join(h, "ctxhook"),
+		"XDG_CACHE_HOME": filepath.Join(cache, "ctxhook-cli-test"),
+	}}
+}
+
+func (e *testEnv) get(k string) string { return e.vars[k] }
+
+func (e *testEnv) run(t *testing.T, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(args, IO{Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb}, e.get)
+	return out.String(), errb.String(), code
+}
+
+// proc runs a real ctxhook process (this test binary via TestMain).
+func (e *testEnv) proc(t *testing.T, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH")}
+	for k, v := range e.vars {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func read(t *testing.T, name string) []byte {
+	b, err := os.ReadFile(payloads + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Separate processes share the nudge counter through state files.
+func TestHookProcessesShareCounter(t *testing.T) {
+	e := newEnv(t)
+	var fired []int
+	for call := 1; call <= 12; call++ {
+		out, errs, code := e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+		if code != 0 || errs != "" {
+			t.Fatalf("call %d: code %d stderr %q", call, code, errs)
+		}
+		if strings.Contains(out, "additionalContext") {
+			fired = append(fired, call)
+		}
+	}
+	if len(fired) != 2 || fired[0] != 1 || fired[1] != 11 {
+		t.Fatalf("nudged %v, want [1 11]", fired)
+	}
+	out, _, _ := e.proc(t, nil, "stats", "--json")
+	var s struct {
+		Events  int            `json:"events"`
+		Tallies map[string]int `json:"tallies"`
+	}
+	json.Unmarshal([]byte(out), &s)
+	if s.Events != 12 || s.Tallies["nudges_fired"] != 2 {
+		t.Fatalf("stats = %s", out)
+	}
+}
+
+func TestHookBadUsageFailsOpen(t *testing.T) {
+	e := newEnv(t)
+	for _, args := range [][]string{{"hook"}, {"hook", "vim", "Pre"}, {"hook", "claude-code"}} {
+		out, errs, code := e.run(t, nil, args...)
+		if code != 0 || out != "" || !strings.Contains(errs, "usage") {
+			t.Errorf("%v: code %d out %q err %q", args, code, out, errs)
+		}
+	}
+}
+
+func TestSearchShowStats(t *testing.T) {
+	e := newEnv(t)
+	if _, errs, _ := e.run(t, nil, "search", "x"); !strings.Contains(errs, "nothing has been captured") {
+		t.Errorf("search before capture: %q", errs)
+	}
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "PostToolUse"} {
+		if _, errs, code := e.run(t, read(t, "hook-"+ev+".json"), "hook", "claude-code", ev); code != 0 || errs != "" {
+			t.Fatalf("%s: %d %q", ev, code, errs)
+		}
+	}
+	out, _, code := e.run(t, nil, "search", "TCK-42", "--limit", "5")
+	if code != 0 || !strings.Contains(out, "tickets/get_ticket") || !strings.Contains(out, "2 results") {
+		t.Fatalf("search:\n%s", out)
+	}
+	out, _, _ = e.run(t, nil, "search", "--json", "--server", "tickets", "printer fire")
+	var hits []struct {
+		ID int `json:"id"`
+	}
+	if json.Unmarshal([]byte(out), &hits) != nil || len(hits) != 1 {
+		t.Fatalf("search --json: %s", out)
+	}
+	out, _, code = e.run(t, nil, "show", "#3")
+	if code != 0 || !strings.Contains(out, "Comment 60") || !strings.Contains(out, "server     tickets") {
+		t.Fatalf("show:\n%s", out)
+	}
+	if _, errs, code := e.run(t, nil, "show", "999"); code != 1 || !strings.Contains(errs, "no event 999") {
+		t.Errorf("show 999: %d %q", code, errs)
+	}
+	if _, errs, code := e.run(t, nil, "show", "abc"); code != 1 || !strings.Contains(errs, "positive number") {
+		t.Errorf("show abc: %d %q", code, errs)
+	}
+	out, _, _ = e.run(t, nil, "stats")
+	if !strings.Contains(out, "session 4ffc612f") || !strings.Contains(out, "nudges fired    1") {
+		t.Errorf("stats:\n%s", out)
+	}
+	if _, errs, code := e.run(t, nil, "search"); code != 2 || !strings.Contains(errs, "needs a query") {
+		t.Errorf("empty search: %d %q", code, errs)
+	}
+	if _, _, code := e.run(t, nil, "search", "--limit", "0", "x"); code != 1 {
+		t.Errorf("--limit 0 accepted")
+	}
+}
+
+func TestInstallDoctorUninstall(t *testing.T) {
+	e := newEnv(t)
+	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "PreToolUse hook is not wired") {
+		t.Fatalf("doctor before install: %d\n%s", code, out)
+	}
+	out, errs, code := e.run(t, nil, "install", "claude-code", "--dry-run")
+	if code != 0 || !strings.Contains(out, "hook claude-code PreToolUse") || !strings.Contains(errs, "dry run") {
+		t.Fatalf("dry run: %d %q %q", code, out, errs)
+	}
+	if _, err := os.Stat(settings); err == nil {
+		t.Fatal("dry run wrote the settings file")
+	}
+	out, _, code = e.run(t, nil, "install", "claude-code")
+	if code != 0 || !strings.Contains(out, "Wired 6 Claude Code hooks") {
+		t.Fatalf("install: %d\n%s", code, out)
+	}
+	if out, _, _ := e.run(t, nil, "install", "claude-code"); !strings.Contains(out, "Already installed") {
+		t.Errorf("second install:\n%s", out)
+	}
+	out, _, code = e.run(t, nil, "doctor", "claude-code")
+	if code != 0 || !strings.Contains(out, "All good") {
+		t.Fatalf("doctor after install: %d\n%s", code, out)
+	}
+	out, _, code = e.run(t, nil, "uninstall", "claude-code")
+	if code != 0 || !strings.Contains(out, "Removed 6") {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "ctxhook") {
+		t.Errorf("uninstall left ctxhook in settings: %s", b)
+	}
+	if out, _, _ := e.run(t, nil, "uninstall", "claude-code"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("second uninstall:\n%s", out)
+	}
+	if _, errs, code := e.run(t, nil, "install", "cursor"); code != 2 || !strings.Contains(errs, "supported harness") {
+		t.Errorf("install cursor: %d %q", code, errs)
+	}
+}
+
+func TestHelpAndUnknown(t *testing.T) {
+	e := newEnv(t)
+	if out, _, code := e.run(t, nil, "--help"); code != 0 || !strings.Contains(out, "ctxhook search") {
+		t.Errorf("--help: %d\n%s", code, out)
+	}
+	if _, errs, code := e.run(t, nil, "frobnicate"); code != 2 || !strings.Contains(errs, `unknown command "frobnicate"`) {
+		t.Errorf("unknown: %d %q", code, errs)
+	}
+	if _, errs, code := e.run(t, nil, "search", "--help"); code != 0 || !strings.Contains(errs, "-session") {
+		t.Errorf("search --help: %d %q", code, errs)
+	}
+	if out, _, code := e.run(t, nil, "version"); code != 0 || !strings.Contains(out, "ABI 1") {
+		t.Errorf("version: %d %q", code, out)
+	}
+}
