@@ -5,8 +5,11 @@ BIN     ?= bin/ctxhook
 FUZZTIME ?= 15s
 
 # plugin.wasm is committed and must be byte-for-byte reproducible from the
-# sources: the same command builds it here, in CI and in `make verify.wasm`.
-WASM_BUILD = GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
+# sources: the same command, with the same Go release (fetched through the
+# module proxy if the local Go differs), builds it here, in CI and in
+# `make verify.wasm`.
+WASM_TOOLCHAIN ?= go1.26.8
+WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
 .PHONY: all build plugin verify.wasm demo test unit e2e fuzz bench vet check clean
 

@@ -92,3 +92,35 @@ func TestRulesCompile(t *testing.T) {
 		}
 	}
 }
+
+func TestLongSecretsAreRemovedWhole(t *testing.T) {
+	long := strings.Repeat("q", 5000)
+	for name, in := range map[string]string{
+		"json value":  `{"session_token":"` + long + `"}`,
+		"escaped":     `"{\"api_key\":\"` + long + `\"}"`,
+		"bearer":      "Authorization: Bearer " + long,
+		"key=value":   "password=" + long + " next",
+		"private key": "-----BEGIN PRIVATE KEY-----\n" + long + "\n-----END PRIVATE KEY-----",
+	} {
+		got, _ := New().String(in)
+		if strings.Contains(got, "qqqq") {
+			t.Errorf("%s: part of a long secret survived (%d bytes left)", name, strings.Count(got, "q"))
+		}
+	}
+}
+
+func TestJSONKeys(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"max_tokens": 5, "tokens": "x", "token_count": "9"}`, `{"max_tokens": 5, "tokens": "x", "token_count": "9"}`},
+		{`{"Session_Token" : "abc"}`, `{"Session_Token" : "[REDACTED]"}`},
+		{`{"password":"a\"b"}`, `{"password":"[REDACTED]"}`},
+		{`{"password":""}`, `{"password":""}`},
+		{`{"password":"unterminated`, `{"password":"[REDACTED]`},
+		{`"{\"db_password\":\"p\\\"w\",\"id\":\"CVX-1\"}"`, `"{\"db_password\":\"[REDACTED]\",\"id\":\"CVX-1\"}"`},
+	}
+	for _, tt := range tests {
+		if got, _ := jsonKeys(tt.in); got != tt.want {
+			t.Errorf("jsonKeys(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
