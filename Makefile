@@ -41,19 +41,22 @@ vet:
 unit: ## unit, conformance and differential tests
 	$(GO) test -count=1 ./...
 
-e2e: ## real-client end-to-end tests (installs pinned clients from npm once)
-	CTXHOOK_E2E=1 $(GO) test -count=1 -v -run 'Test' ./e2e/ 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
+e2e: ## real-client end-to-end tests: install pinned clients (network), then run offline
+	CTXHOOK_E2E_PREPARE=1 $(GO) test -count=1 ./e2e/
+	$(GO) test -c -o bin/e2e.test ./e2e/ && $(GO) build -o bin/ctxhook ./host/cmd/ctxhook && $(GO) build -o bin/testmcp ./e2e/testmcp
+	cd e2e && CTXHOOK_E2E=1 CTXHOOK_E2E_BIN=$(CURDIR)/bin ../scripts/offline.sh ../bin/e2e.test -test.count=1 -test.v 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
 
 fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
-	@set -e; for t in \
+	@set -eo pipefail; for t in \
 	  ./plugin/internal/claude:FuzzParse \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
 	  ./plugin/internal/jsonpath:FuzzFirstString \
 	  ./host/store:FuzzQuery \
+	  ./host/store:FuzzSnippet \
 	  ./host/internal/config:FuzzParse; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg | tail -1; done
+	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1 | tail -3; done
 
 bench: ## Go benchmarks and whole-process hook timings
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...

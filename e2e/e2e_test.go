@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,27 @@ import (
 // ClaudeCodeVersion is the pinned Claude Code release: hook behaviour
 // changes between releases (2.1.330 defers MCP tools behind ToolSearch).
 const ClaudeCodeVersion = "2.1.330"
+
+// TestMain with CTXHOOK_E2E_PREPARE=1 installs every pinned client and
+// exits: `make e2e` runs it with the network, then the tests without.
+func TestMain(m *testing.M) {
+	if os.Getenv("CTXHOOK_E2E_PREPARE") == "1" {
+		for _, c := range clients {
+			if err := npmInstallErr(c.pkg, c.version, c.bin); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
+				os.Exit(1)
+			}
+		}
+		fmt.Println("e2e: pinned clients installed")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// clients are the pinned real clients the e2e tests run.
+var clients = []struct{ pkg, version, bin string }{
+	{"@anthropic-ai/claude-code", ClaudeCodeVersion, "claude"},
+}
 
 func requireE2E(t *testing.T) {
 	t.Helper()
@@ -42,9 +64,13 @@ var buildOnce sync.Once
 var builtDir string
 var buildErr error
 
-// binaries builds ctxhook and testmcp once per test process.
+// binaries builds ctxhook and testmcp once per test process, or takes them
+// from CTXHOOK_E2E_BIN (make e2e builds them before going offline).
 func binaries(t *testing.T) (ctxhook, testmcp string) {
 	t.Helper()
+	if dir := os.Getenv("CTXHOOK_E2E_BIN"); dir != "" {
+		return filepath.Join(dir, "ctxhook"), filepath.Join(dir, "testmcp")
+	}
 	buildOnce.Do(func() {
 		builtDir, buildErr = os.MkdirTemp("", "ctxhook-e2e-bin-")
 		if buildErr != nil {
@@ -69,29 +95,42 @@ type buildError struct{ pkg, out string }
 
 func (e *buildError) Error() string { return "build " + e.pkg + ": " + e.out }
 
-// npmInstall installs pkg@version into .work/<dir> once and returns the
-// path of bin inside node_modules/.bin.
+func clientPath(pkg, version, bin string) (dir, path string) {
+	_, file, _, _ := runtime.Caller(0)
+	dir = filepath.Join(filepath.Dir(file), ".work", strings.NewReplacer("@", "", "/", "-").Replace(pkg)+"-"+version)
+	return dir, filepath.Join(dir, "node_modules", ".bin", bin)
+}
+
+// npmInstall returns the path of a pinned client's binary, installing it
+// into e2e/.work once when the network allows.
 func npmInstall(t *testing.T, pkg, version, bin string) string {
 	t.Helper()
-	dir := filepath.Join(repoRoot(t), "e2e", ".work", strings.NewReplacer("@", "", "/", "-").Replace(pkg)+"-"+version)
-	path := filepath.Join(dir, "node_modules", ".bin", bin)
-	if _, err := os.Stat(path); err == nil {
-		return path
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := npmInstallErr(pkg, version, bin); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("npm install %s@%s (once; cached in %s)", pkg, version, dir)
+	_, path := clientPath(pkg, version, bin)
+	return path
+}
+
+func npmInstallErr(pkg, version, bin string) error {
+	dir, path := clientPath(pkg, version, bin)
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: npm install %s@%s into %s (once)\n", pkg, version, dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--prefix", dir, pkg+"@"+version)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install %s@%s: %v\n%s", pkg, version, err, out)
+		return fmt.Errorf("npm install %s@%s: %v\n%s", pkg, version, err, out)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("npm installed no %s: %v", bin, err)
+		return fmt.Errorf("npm installed no %s: %v", bin, err)
 	}
-	return path
+	return nil
 }
 
 // run runs a command with env and a timeout, returning stdout and stderr.

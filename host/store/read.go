@@ -147,10 +147,10 @@ func (e Event) body() string {
 // Snippet returns about width bytes of body around the first term found
 // (case-insensitively), on one line.
 func Snippet(body string, terms []string, width int) string {
-	lower := strings.ToLower(body)
+	lower := asciiLower(body) // keeps byte offsets, unlike strings.ToLower
 	at := -1
 	for _, t := range terms {
-		if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && (at < 0 || i < at) {
+		if i := strings.Index(lower, asciiLower(t)); i >= 0 && (at < 0 || i < at) {
 			at = i
 		}
 	}
@@ -273,3 +273,14 @@ func (s *Store) Check() error {
 // Body is the event's readable text: the rendered text of the response
 // when there is one, else the response as stored.
 func (e Event) Body() string { return e.body() }
+
+// asciiLower lower-cases A-Z only, so offsets in the result are offsets in s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
+}

@@ -201,3 +201,18 @@ func TestReaderCreatesPrivateFiles(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSnippet: when the body holds the term, the snippet shows it, whatever
+// bytes come before it (invalid UTF-8, letters whose lower case is longer).
+func FuzzSnippet(f *testing.F) {
+	f.Add(strings.Repeat("\xff", 40)+"\u0130\u0130\u0130 Ticket CVX-5909 here", "cvx-5909")
+	f.Fuzz(func(t *testing.T, body, term string) {
+		s := Snippet(body, []string{term}, 40)
+		if term == "" || len(term) > 20 || strings.ContainsFunc(term, func(r rune) bool { return r <= ' ' || r >= 0x7f }) {
+			return
+		}
+		if strings.Contains(asciiLower(body), asciiLower(term)) && !strings.Contains(asciiLower(s), asciiLower(term)) {
+			t.Fatalf("snippet %q of %q misses %q", s, body, term)
+		}
+	})
+}

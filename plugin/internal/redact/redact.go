@@ -98,15 +98,29 @@ func (r *Redactor) String(s string) (string, int) {
 	}
 	s, m := jsonKeys(s)
 	n += m
-	lower := strings.ToLower(s)
+	lower := asciiLower(s)
 	for _, ru := range rules {
 		if out, m := ru.apply(s, lower); m > 0 {
 			n += m
 			s = out
-			lower = strings.ToLower(s)
+			lower = asciiLower(s)
 		}
 	}
 	return s, n
+}
+
+// asciiLower lower-cases A-Z only. Unlike strings.ToLower it keeps every
+// byte offset (ToLower rewrites invalid UTF-8 and some letters to sequences
+// of another length), so an anchor found in the result is at the same
+// offset in s. Anchors are ASCII, so nothing is missed.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // apply runs the rule in the windows around its anchors.

@@ -32,6 +32,8 @@ func TestString(t *testing.T) {
 		{name: "private key", in: "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----",
 			gone: []string{"MIIEow"}},
 		{name: "query string", in: "https://x.test/api?api_key=zzzz9999&q=1", gone: []string{"zzzz9999"}, keep: []string{"q=1"}},
+		{name: "invalid UTF-8 and case-changing letters before an anchor", in: "\xff\xfe İİ Authorization: BeArer abcdefghijklmnop123",
+			gone: []string{"abcdefghijklmnop123"}},
 		{name: "ticket ids and prose survive", in: `Ticket CVX-5909: the token bucket is empty; see getUserById`,
 			keep: []string{"CVX-5909", "token bucket", "getUserById"}},
 	}
