@@ -7,39 +7,27 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
 )
 
-// Event is a stored event.
+// Event is a stored event: the plugin's abi.Event plus the id the store
+// gave it.
 type Event struct {
-	ID            int64  `json:"id"`
-	TimeMS        int64  `json:"ts_ms"`
-	Session       string `json:"session"`
-	Harness       string `json:"harness"`
-	HookEvent     string `json:"hook_event"`
-	Category      string `json:"category"`
-	Tool          string `json:"tool,omitempty"`
-	Server        string `json:"server,omitempty"`
-	ToolUseID     string `json:"tool_use_id,omitempty"`
-	Cwd           string `json:"cwd,omitempty"`
-	Args          string `json:"args,omitempty"`
-	Response      string `json:"response,omitempty"`
-	Text          string `json:"text,omitempty"`
-	ResponseBytes int64  `json:"response_bytes"`
-	Truncated     bool   `json:"truncated,omitempty"`
-	Redactions    int64  `json:"redactions,omitempty"`
+	ID int64 `json:"id"`
+	abi.Event
 }
 
 const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd,
 	args, response, text, response_bytes, truncated, redactions`
 
 func scanEvent(st *sqlite3.Stmt) Event {
-	return Event{
-		ID: st.ColumnInt64(0), TimeMS: st.ColumnInt64(1), Session: st.ColumnText(2), Harness: st.ColumnText(3),
+	return Event{ID: st.ColumnInt64(0), Event: abi.Event{
+		TimeMS: st.ColumnInt64(1), Session: st.ColumnText(2), Harness: st.ColumnText(3),
 		HookEvent: st.ColumnText(4), Category: st.ColumnText(5), Tool: st.ColumnText(6), Server: st.ColumnText(7),
 		ToolUseID: st.ColumnText(8), Cwd: st.ColumnText(9), Args: st.ColumnText(10), Response: st.ColumnText(11),
-		Text: st.ColumnText(12), ResponseBytes: st.ColumnInt64(13), Truncated: st.ColumnBool(14), Redactions: st.ColumnInt64(15),
-	}
+		Text: st.ColumnText(12), ResponseBytes: st.ColumnInt(13), Truncated: st.ColumnBool(14), Redactions: st.ColumnInt(15),
+	}}
 }
 
 // Event returns one event by id.
@@ -137,12 +125,7 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 	return hits, nil
 }
 
-func (e Event) body() string {
-	if e.Text != "" {
-		return e.Text
-	}
-	return e.Response
-}
+func (e Event) body() string { return searchBody(e.Event) }
 
 // Snippet returns about width bytes of body around the first term found
 // (case-insensitively), on one line.

@@ -55,7 +55,7 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 		out := make([]jsonHit, 0, len(hits))
 		for _, h := range hits {
 			e := h.Event
-			out = append(out, jsonHit{e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, e.ResponseBytes, h.Score, h.Snippet})
+			out = append(out, jsonHit{e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet})
 		}
 		return writeJSON(env, out)
 	}

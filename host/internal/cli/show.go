@@ -57,7 +57,7 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		fmt.Fprint(w, " (truncated when stored)")
 	}
 	if e.Redactions > 0 {
-		fmt.Fprintf(w, ", %s redacted", plural(e.Redactions, "secret", "secrets"))
+		fmt.Fprintf(w, ", %s redacted", plural(int64(e.Redactions), "secret", "secrets"))
 	}
 	fmt.Fprintln(w)
 	if e.Args != "" {
