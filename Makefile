@@ -52,6 +52,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
 	  ./plugin/internal/jsonpath:FuzzFirstString \
+	  ./plugin/internal/mcpmsg:FuzzParse \
 	  ./host/store:FuzzQuery \
 	  ./host/store:FuzzSnippet \
 	  ./host/internal/config:FuzzParse; do \

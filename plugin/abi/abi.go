@@ -8,6 +8,8 @@
 // host and any third-party Go host can share it without pulling anything in.
 package abi
 
+import "encoding/json"
+
 // Version is the ABI version this code speaks. Hosts call ExportABIVersion on
 // load and refuse a plugin whose version differs, saying both numbers.
 const Version = 1
@@ -29,7 +31,35 @@ var RequiredExports = []string{ExportABIVersion, ExportPrepare, ExportHandle}
 // Harness names accepted in requests.
 const (
 	HarnessClaudeCode = "claude-code"
+	// HarnessMCPProxy is ctxhook's own MCP proxy: the payload is a
+	// ProxyPayload and the events are ProxyRequest and ProxyResponse.
+	HarnessMCPProxy = "mcp-proxy"
 )
+
+// Proxy events.
+const (
+	// ProxyRequest: a client-to-server message. stdout is the line to
+	// forward instead (newline-terminated), or empty to forward it unchanged.
+	ProxyRequest = "request"
+	// ProxyResponse: a server-to-client response to a tools/call.
+	ProxyResponse = "response"
+)
+
+// ProxyPayload is what the proxy sends as the payload of its requests.
+type ProxyPayload struct {
+	// SessionID identifies the client connection (one agent session).
+	SessionID string `json:"session_id"`
+	// Server is the proxied server's name, as in Config.Servers.
+	Server string `json:"server"`
+	// Message is the JSON-RPC message.
+	Message json.RawMessage `json:"message"`
+	// Request is, for a response, the client's request it answers.
+	Request json.RawMessage `json:"request,omitempty"`
+}
+
+// TokenPlaceholder replaces a relayed token in what the client sees, so
+// the model neither reads nor retypes it.
+const TokenPlaceholder = "[session token held by ctxhook]"
 
 // PrepareRequest asks the plugin which state the host should load.
 type PrepareRequest struct {
@@ -168,6 +198,12 @@ type ServerConfig struct {
 	SkipArgs []string `json:"skip_args,omitempty"`
 	// CapturePaths are tried in order (default DefaultCapturePaths).
 	CapturePaths []string `json:"capture_paths,omitempty"`
+	// Proxy says the server runs behind `ctxhook proxy`: the proxy relays
+	// and records its calls, and hooks leave them alone (no double record).
+	Proxy bool `json:"proxy,omitempty"`
+	// MetaKey, when set, makes the proxy also put the token in the
+	// request's params._meta under this key.
+	MetaKey string `json:"meta_key,omitempty"`
 }
 
 // CaptureConfig bounds what is stored.

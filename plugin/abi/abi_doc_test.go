@@ -31,7 +31,7 @@ func TestDocVersionAndNames(t *testing.T) {
 	names = append(names, OpSetState, OpStoreEvent, OpTally, TallyRelayed, TallyNudges, TallyCapture,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
-		HarnessClaudeCode, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
+		HarnessClaudeCode, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
 	names = append(names, DefaultCapturePaths...)
 	for _, n := range names {
 		if !strings.Contains(doc, n) {
@@ -47,7 +47,7 @@ func TestDocVersionAndNames(t *testing.T) {
 func TestDocFields(t *testing.T) {
 	doc := abiDoc(t)
 	for _, v := range []any{PrepareRequest{}, PrepareResponse{}, HandleRequest{}, HandleResponse{},
-		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}} {
+		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
 			tag := strings.Split(rt.Field(i).Tag.Get("json"), ",")[0]
@@ -71,6 +71,7 @@ func TestDocExamples(t *testing.T) {
 		"HandleRequest":   func() any { return &HandleRequest{} },
 		"HandleResponse":  func() any { return &HandleResponse{} },
 		"Event":           func() any { return &Effect{} }, // shown as its store_event effect
+		"ProxyPayload":    func() any { return &ProxyPayload{} },
 	}
 	section := ""
 	n := 0

@@ -25,6 +25,8 @@ type Server struct {
 	StartTools   []string
 	SkipArgs     []string
 	CapturePaths []string
+	Proxy        bool
+	MetaKey      string
 }
 
 // Lookup returns the relay settings for server, and false when the relay is
@@ -36,7 +38,7 @@ func Lookup(cfg abi.Config, server string) (Server, bool) {
 		return Server{}, false
 	}
 	s := Server{Name: server, TokenArg: sc.TokenArg, StartTools: sc.StartTools,
-		SkipArgs: sc.SkipArgs, CapturePaths: sc.CapturePaths}
+		SkipArgs: sc.SkipArgs, CapturePaths: sc.CapturePaths, Proxy: sc.Proxy, MetaKey: sc.MetaKey}
 	if s.TokenArg == "" {
 		s.TokenArg = abi.DefaultTokenArg
 	}

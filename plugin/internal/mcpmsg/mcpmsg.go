@@ -1,0 +1,173 @@
+// Package mcpmsg reads and rewrites MCP JSON-RPC messages for the proxy
+// dialect. It keeps every field it does not touch as raw bytes, so a
+// rewritten message differs from the original only where ctxhook changed
+// it (object keys come out sorted; JSON-RPC does not care about order).
+package mcpmsg
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrMessage wraps every parse failure.
+var ErrMessage = errors.New("mcpmsg: bad message")
+
+// Object is a JSON object held as raw members.
+type Object map[string]json.RawMessage
+
+// ParseObject decodes raw as an object.
+func ParseObject(raw json.RawMessage) (Object, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, fmt.Errorf("%w: not an object", ErrMessage)
+	}
+	var o Object
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMessage, err)
+	}
+	return o, nil
+}
+
+// Raw encodes the object.
+func (o Object) Raw() json.RawMessage {
+	b, err := json.Marshal(map[string]json.RawMessage(o))
+	if err != nil {
+		panic(err) // members came from Unmarshal or Set, so they are valid
+	}
+	return b
+}
+
+// Clone returns a shallow copy (members are immutable raw bytes).
+func (o Object) Clone() Object {
+	c := make(Object, len(o))
+	for k, v := range o {
+		c[k] = v
+	}
+	return c
+}
+
+// String returns a member that is a JSON string, or "".
+func (o Object) String(k string) string {
+	var s string
+	if json.Unmarshal(o[k], &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// Child returns a member that is an object, or nil.
+func (o Object) Child(k string) Object {
+	c, err := ParseObject(o[k])
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// Set replaces a member with the JSON encoding of v (raw bytes as is).
+func (o Object) Set(k string, v any) {
+	if raw, ok := v.(json.RawMessage); ok {
+		o[k] = raw
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	o[k] = b
+}
+
+// Call is a tools/call request.
+type Call struct {
+	Msg    Object
+	Params Object
+	Tool   string
+	Args   json.RawMessage
+}
+
+// ParseCall reads a tools/call request; ok is false for any other message.
+func ParseCall(raw json.RawMessage) (c Call, ok bool, err error) {
+	msg, err := ParseObject(raw)
+	if err != nil {
+		return c, false, err
+	}
+	if msg.String("method") != "tools/call" || len(msg["id"]) == 0 {
+		return c, false, nil
+	}
+	params := msg.Child("params")
+	if params == nil {
+		return c, false, fmt.Errorf("%w: tools/call without params object", ErrMessage)
+	}
+	args := params["arguments"]
+	if len(args) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	return Call{Msg: msg, Params: params, Tool: params.String("name"), Args: args}, true, nil
+}
+
+// Result is a response to a tools/call: either Result or Error is set.
+type Result struct {
+	Msg    Object
+	Result Object
+	Error  json.RawMessage
+}
+
+// ParseResult reads a JSON-RPC response.
+func ParseResult(raw json.RawMessage) (Result, error) {
+	msg, err := ParseObject(raw)
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Msg: msg}
+	if e, ok := msg["error"]; ok {
+		r.Error = e
+		return r, nil
+	}
+	if r.Result = msg.Child("result"); r.Result == nil {
+		return r, fmt.Errorf("%w: response without result or error", ErrMessage)
+	}
+	return r, nil
+}
+
+// IsError reports a tool-level error (result.isError true).
+func (r Result) IsError() bool {
+	return r.Error != nil || bytes.Equal(bytes.TrimSpace(r.Result["isError"]), []byte("true"))
+}
+
+// StripToken removes a token from a result: the key under _meta that held
+// it, then every other occurrence in the result (a JSON text block, the
+// structured content) replaced by placeholder. It returns the new result
+// and whether anything changed.
+//
+// result itself is not modified.
+func StripToken(result Object, token, metaKey, placeholder string) (json.RawMessage, bool) {
+	result = result.Clone()
+	changed := false
+	if meta := result.Child("_meta"); meta != nil {
+		for k := range meta {
+			if k == metaKey || meta.String(k) == token {
+				delete(meta, k)
+				changed = true
+			}
+		}
+		if changed {
+			if len(meta) == 0 {
+				delete(result, "_meta")
+			} else {
+				result["_meta"] = meta.Raw()
+			}
+		}
+	}
+	raw := string(result.Raw())
+	enc, _ := json.Marshal(token)
+	inner := string(enc[1 : len(enc)-1])
+	if inner != "" && strings.Contains(raw, inner) {
+		ph, _ := json.Marshal(placeholder)
+		raw = strings.ReplaceAll(raw, inner, string(ph[1:len(ph)-1]))
+		changed = true
+	}
+	return json.RawMessage(raw), changed
+}
