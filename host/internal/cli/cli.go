@@ -37,6 +37,7 @@ var commands []command
 func init() {
 	commands = []command{
 		{"hook", "<harness> <event>", "run as a harness hook (reads the payload on stdin)", runHook},
+		{"proxy", "--name NAME -- command...", "stand in for an MCP server: relay its token, record its results", runProxy},
 		{"search", "[flags] <query>", "full-text search over captured events", runSearch},
 		{"show", "[--json] <id>", "print one captured event in full", runShow},
 		{"stats", "[--session ID | --all] [--json]", "summarise a session", runStats},

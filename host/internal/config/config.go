@@ -14,6 +14,8 @@
 //	start_tools = ["start_session"]
 //	skip_args = ["checkpoint_handle"]
 //	capture_paths = ["_meta.session_token", "structuredContent.session_token", "content.*.text.@json.session_token"]
+//	proxy = true                   # runs behind `ctxhook proxy` (set by install --wrap-mcp)
+//	meta_key = "session_token"     # proxy: also send the token in params._meta
 package config
 
 import (
@@ -38,6 +40,8 @@ type file struct {
 		StartTools   []string `toml:"start_tools"`
 		SkipArgs     []string `toml:"skip_args"`
 		CapturePaths []string `toml:"capture_paths"`
+		Proxy        bool     `toml:"proxy"`
+		MetaKey      string   `toml:"meta_key"`
 	} `toml:"servers"`
 }
 
@@ -77,7 +81,7 @@ func Parse(text string) (abi.Config, error) {
 			cfg.Servers = map[string]abi.ServerConfig{}
 		}
 		cfg.Servers[name] = abi.ServerConfig{Relay: s.Relay, TokenArg: s.TokenArg, StartTools: s.StartTools,
-			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths}
+			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey}
 	}
 	return cfg, nil
 }

@@ -18,13 +18,15 @@ relay = true
 start_tools = ["begin"]
 [servers.jira]
 relay = false
+proxy = true
+meta_key = "tok"
 `)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: 1024}, Servers: map[string]abi.ServerConfig{
 		"workflow-server": {Relay: true, StartTools: []string{"begin"}},
-		"jira":            {},
+		"jira":            {Proxy: true, MetaKey: "tok"},
 	}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Error(diff)

@@ -37,7 +37,12 @@ type Engine struct {
 	Paths  paths.Paths
 	Getenv func(string) string
 	Now    func() time.Time
-	runner *runner.Runner
+	// Persistent keeps the config and the store open across calls, for
+	// long-lived hosts (the proxy); a hook process reads them once anyway.
+	Persistent bool
+	runner     *runner.Runner
+	cfg        *abi.Config
+	st         *store.Store
 }
 
 // NewEngine loads the plugin (using the compilation cache in p.Cache).
@@ -49,8 +54,24 @@ func NewEngine(ctx context.Context, p paths.Paths, getenv func(string) string) (
 	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r}, nil
 }
 
-// Close unloads the plugin.
-func (e *Engine) Close(ctx context.Context) error { return e.runner.Close(ctx) }
+// Close unloads the plugin and closes a kept store.
+func (e *Engine) Close(ctx context.Context) error {
+	if e.st != nil {
+		e.st.Close()
+	}
+	return e.runner.Close(ctx)
+}
+
+func (e *Engine) config() (abi.Config, error) {
+	if e.cfg != nil {
+		return *e.cfg, nil
+	}
+	cfg, err := config.Load(e.Paths.Config)
+	if e.Persistent {
+		e.cfg = &cfg
+	}
+	return cfg, err
+}
 
 // Result is what one hook produced.
 type Result struct {
@@ -69,7 +90,7 @@ type Result struct {
 // Do runs one hook.
 func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
 	var res Result
-	cfg, err := config.Load(e.Paths.Config)
+	cfg, err := e.config()
 	if err != nil {
 		res.Warnings = append(res.Warnings, err.Error()+" (using defaults)")
 	}
@@ -142,9 +163,16 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 // write stores events, first replaying anything spooled earlier; when the
 // store cannot be written the events are spooled instead.
 func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error) {
-	st, err := store.Open(e.Paths.DB(), store.Options{})
+	st, err := e.st, error(nil)
+	if st == nil {
+		st, err = store.Open(e.Paths.DB(), store.Options{})
+		if err == nil && e.Persistent {
+			e.st = st
+		} else if err == nil {
+			defer st.Close()
+		}
+	}
 	if err == nil {
-		defer st.Close()
 		replaySpool(e.Paths.SpoolDir(), st)
 		var ids []int64
 		if ids, err = st.Apply(events, tallies); err == nil {

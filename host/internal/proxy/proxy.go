@@ -1,0 +1,383 @@
+// Package proxy is `ctxhook proxy`: it stands in for an MCP server on
+// stdio, runs the real server as a child process, and passes every message
+// through, asking the plugin (mcp-proxy dialect) about tools/call requests
+// and their responses: inject the session token, capture the next one from
+// the result's _meta, hide it from the client, record the full result.
+//
+// Everything else (notifications, progress, cancellation, ping, resources,
+// prompts, sampling, elicitation, roots, unknown methods and fields, ids,
+// batches) is forwarded untouched. Requests are pipelined, never serialised.
+// A server that crashes, hangs or writes garbage gives the client JSON-RPC
+// errors for its pending requests, never a hung client; the proxy exits
+// when the client closes stdin, and reaps the child.
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// Options configure one proxy.
+type Options struct {
+	// Name is the server's name in ctxhook's config ([servers.<name>]).
+	Name string
+	// Command runs the real server.
+	Command []string
+	// Session identifies this client connection (default: random).
+	Session string
+	// Timeout is how long a request may wait for the server's answer
+	// before the client gets an error (default 10 minutes).
+	Timeout time.Duration
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Getenv  func(string) string
+}
+
+// Error codes sent to the client when the server cannot answer.
+const (
+	CodeServerGone    = -32000
+	CodeServerTimeout = -32001
+)
+
+type pending struct {
+	request json.RawMessage
+	isCall  bool
+	timer   *time.Timer
+}
+
+type proxy struct {
+	o      Options
+	eng    *hook.Engine
+	engMu  sync.Mutex
+	outMu  sync.Mutex
+	out    *bufio.Writer
+	child  *exec.Cmd
+	toSrv  io.WriteCloser
+	srvMu  sync.Mutex
+	mu     sync.Mutex
+	wait   map[string]*pending
+	gone   string // why the server cannot answer any more; "" while it runs
+	warned map[string]bool
+}
+
+// Run proxies until the client closes stdin. It returns the exit code.
+func Run(ctx context.Context, o Options) int {
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.Session == "" {
+		var b [6]byte
+		rand.Read(b[:])
+		o.Session = "proxy-" + hex.EncodeToString(b[:])
+	}
+	p := &proxy{o: o, out: bufio.NewWriterSize(o.Stdout, 1<<16), wait: map[string]*pending{}, warned: map[string]bool{}}
+	paths, err := paths.Resolve(o.Getenv)
+	if err != nil {
+		p.logf("%v", err)
+		return 1
+	}
+	p.eng, err = hook.NewEngine(ctx, paths, o.Getenv)
+	if err != nil {
+		// Without the plugin the proxy still passes everything through: the
+		// client must never lose its server because of ctxhook.
+		p.logf("plugin unavailable, passing messages through untouched: %v", err)
+	} else {
+		p.eng.Persistent = true
+		defer p.eng.Close(context.Background())
+	}
+
+	p.child = exec.Command(o.Command[0], o.Command[1:]...)
+	p.child.Stderr = o.Stderr
+	p.child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.toSrv, err = p.child.StdinPipe()
+	if err != nil {
+		p.logf("%v", err)
+		return 1
+	}
+	fromSrv, err := p.child.StdoutPipe()
+	if err != nil {
+		p.logf("%v", err)
+		return 1
+	}
+	if err := p.child.Start(); err != nil {
+		p.logf("cannot start MCP server %q: %v", o.Name, err)
+		return 1
+	}
+	serverDone := make(chan struct{})
+	go func() {
+		defer close(serverDone)
+		p.fromServer(fromSrv)
+		err := p.child.Wait()
+		p.serverGone(fmt.Sprintf("MCP server %q exited (%v)", o.Name, exitText(err)))
+	}()
+	p.fromClient(o.Stdin)
+
+	// The client is gone: close the server's stdin, give it a moment, then
+	// end its process group so no child outlives us.
+	p.srvMu.Lock()
+	p.toSrv.Close()
+	p.srvMu.Unlock()
+	select {
+	case <-serverDone:
+	case <-time.After(2 * time.Second):
+		syscall.Kill(-p.child.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-serverDone:
+		case <-time.After(2 * time.Second):
+			syscall.Kill(-p.child.Process.Pid, syscall.SIGKILL)
+			<-serverDone
+		}
+	}
+	return 0
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+func (p *proxy) logf(format string, a ...any) {
+	fmt.Fprintf(p.o.Stderr, "ctxhook proxy %s: %s\n", p.o.Name, fmt.Sprintf(format, a...))
+}
+
+// warnOnce logs a message kind once per proxy, so a misbehaving server
+// cannot flood the client's log.
+func (p *proxy) warnOnce(kind, format string, a ...any) {
+	p.mu.Lock()
+	seen := p.warned[kind]
+	p.warned[kind] = true
+	p.mu.Unlock()
+	if !seen {
+		p.logf(format, a...)
+	}
+}
+
+// readLines calls fn with every newline-delimited message, of any size.
+func readLines(r io.Reader, fn func([]byte)) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			fn(t)
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+func idKey(id json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, id) != nil {
+		return string(id)
+	}
+	return b.String()
+}
+
+// fromClient forwards client messages to the server.
+func (p *proxy) fromClient(r io.Reader) {
+	readLines(r, func(line []byte) {
+		if line[0] == '[' {
+			var batch []json.RawMessage
+			if json.Unmarshal(line, &batch) != nil {
+				p.toServer(line)
+				return
+			}
+			kept := batch[:0]
+			for _, m := range batch {
+				if out := p.clientMessage(m); out != nil {
+					kept = append(kept, out)
+				}
+			}
+			if len(kept) > 0 {
+				b, _ := json.Marshal(kept)
+				p.toServer(b)
+			}
+			return
+		}
+		p.toServer(p.clientMessage(line))
+	})
+}
+
+// clientMessage tracks a request and lets the plugin rewrite a tools/call.
+func (p *proxy) clientMessage(m json.RawMessage) json.RawMessage {
+	var env envelope
+	if json.Unmarshal(m, &env) != nil || len(env.ID) == 0 || env.Method == "" {
+		return m // notifications, responses to server requests, anything else
+	}
+	isCall := env.Method == "tools/call"
+	out := m
+	if isCall {
+		if rewritten := p.decide(abi.ProxyRequest, m, nil); rewritten != nil {
+			out = rewritten
+		}
+	}
+	key := idKey(env.ID)
+	p.mu.Lock()
+	gone := p.gone
+	if gone == "" {
+		pd := &pending{request: out, isCall: isCall}
+		pd.timer = time.AfterFunc(p.o.Timeout, func() { p.expire(key, env.ID) })
+		p.wait[key] = pd
+	}
+	p.mu.Unlock()
+	if gone != "" {
+		p.toClient(errorResponse(env.ID, CodeServerGone, "ctxhook proxy: "+gone))
+		return nil
+	}
+	return out
+}
+
+func (p *proxy) toServer(m []byte) {
+	if m == nil {
+		return
+	}
+	p.srvMu.Lock()
+	defer p.srvMu.Unlock()
+	if _, err := p.toSrv.Write(append(m, '\n')); err != nil {
+		p.warnOnce("write", "cannot write to the MCP server: %v", err)
+	}
+}
+
+// fromServer forwards server messages to the client.
+func (p *proxy) fromServer(r io.Reader) {
+	readLines(r, func(line []byte) {
+		if !json.Valid(line) {
+			p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
+			return
+		}
+		if line[0] == '[' {
+			var batch []json.RawMessage
+			json.Unmarshal(line, &batch)
+			kept := batch[:0]
+			for _, m := range batch {
+				if out := p.serverMessage(m); out != nil {
+					kept = append(kept, out)
+				}
+			}
+			if len(kept) > 0 {
+				b, _ := json.Marshal(kept)
+				p.toClient(b)
+			}
+			return
+		}
+		if out := p.serverMessage(line); out != nil {
+			p.toClient(out)
+		}
+	})
+}
+
+// serverMessage matches a response to its request and lets the plugin
+// rewrite a tools/call result. A response to a request that already timed
+// out is dropped: the client has had its error.
+func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
+	var env envelope
+	if json.Unmarshal(m, &env) != nil || len(env.ID) == 0 || env.Method != "" {
+		return m // notifications and server-to-client requests
+	}
+	key := idKey(env.ID)
+	p.mu.Lock()
+	pd := p.wait[key]
+	delete(p.wait, key)
+	p.mu.Unlock()
+	if pd == nil {
+		return nil
+	}
+	pd.timer.Stop()
+	if pd.isCall {
+		if rewritten := p.decide(abi.ProxyResponse, m, pd.request); rewritten != nil {
+			return rewritten
+		}
+	}
+	return m
+}
+
+func (p *proxy) toClient(m []byte) {
+	p.outMu.Lock()
+	defer p.outMu.Unlock()
+	p.out.Write(m)
+	p.out.WriteByte('\n')
+	p.out.Flush()
+}
+
+// decide asks the plugin about a message; nil means forward it unchanged.
+// A plugin failure never stops a message.
+func (p *proxy) decide(event string, msg, request json.RawMessage) json.RawMessage {
+	if p.eng == nil {
+		return nil
+	}
+	payload, _ := json.Marshal(abi.ProxyPayload{SessionID: p.o.Session, Server: p.o.Name, Message: msg, Request: request})
+	p.engMu.Lock()
+	res, err := p.eng.Do(context.Background(), abi.HarnessMCPProxy, event, payload)
+	p.engMu.Unlock()
+	for _, w := range res.Warnings {
+		p.warnOnce(w, "%s", w)
+	}
+	if err != nil {
+		p.warnOnce("plugin:"+event, "plugin failed on a %s, forwarding it untouched: %v", event, err)
+		return nil
+	}
+	out := bytes.TrimSpace([]byte(res.Stdout))
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (p *proxy) expire(key string, id json.RawMessage) {
+	p.mu.Lock()
+	_, ok := p.wait[key]
+	delete(p.wait, key)
+	p.mu.Unlock()
+	if ok {
+		p.warnOnce("timeout", "the MCP server did not answer within %v; the client got an error", p.o.Timeout)
+		p.toClient(errorResponse(id, CodeServerTimeout, fmt.Sprintf("ctxhook proxy: MCP server %q did not answer within %v", p.o.Name, p.o.Timeout)))
+	}
+}
+
+// serverGone answers every pending request with an error and makes later
+// requests fail at once.
+func (p *proxy) serverGone(why string) {
+	p.mu.Lock()
+	p.gone = why
+	waiting := p.wait
+	p.wait = map[string]*pending{}
+	p.mu.Unlock()
+	p.logf("%s", why)
+	for _, pd := range waiting {
+		pd.timer.Stop()
+		var env envelope
+		json.Unmarshal(pd.request, &env)
+		p.toClient(errorResponse(env.ID, CodeServerGone, "ctxhook proxy: "+why+" before answering"))
+	}
+}
+
+func errorResponse(id json.RawMessage, code int, msg string) []byte {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": msg}})
+	return b
+}

@@ -1,0 +1,376 @@
+package proxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/cli"
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The test binary plays three roles: the test, the proxy (via cli.Main),
+// and an MCP server built with the official Go SDK, which the proxy runs.
+func TestMain(m *testing.M) {
+	switch os.Getenv("PROXY_TEST_ROLE") {
+	case "proxy":
+		os.Exit(cli.Main(os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Getenv))
+	case "server":
+		serve()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// ---- the MCP server (official Go SDK) ----
+
+type stepArgs struct {
+	N            int    `json:"n"`
+	SessionToken string `json:"session_token,omitempty"`
+}
+type bigArgs struct {
+	Bytes int `json:"bytes"`
+}
+type slowArgs struct {
+	Millis int `json:"millis"`
+}
+type none struct{}
+
+func serve() {
+	var mu sync.Mutex
+	var token string
+	issued := 0
+	next := func() string {
+		issued++
+		return fmt.Sprintf("wfs_%04d_", issued) + strings.Repeat(strconv.Itoa(issued%10), 470)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "sdk-workflow", Version: "1.0.0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "start_session"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		token = next()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "session started"}},
+			Meta: mcp.Meta{"session_token": token}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "step"}, func(ctx context.Context, req *mcp.CallToolRequest, a stepArgs) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if a.SessionToken != token || token == "" {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "wrong session token"}}}, nil, nil
+		}
+		token = next()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("step %d done: check WF-%03d passed", a.N, a.N)}},
+			Meta: mcp.Meta{"session_token": token}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(ctx context.Context, req *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", a.Bytes)}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a slowArgs) (*mcp.CallToolResult, any, error) {
+		if pt := req.Params.GetProgressToken(); pt != nil {
+			req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: pt, Progress: 1, Total: 2})
+		}
+		time.Sleep(time.Duration(a.Millis) * time.Millisecond)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slow done"}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "pid"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "hang"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		time.Sleep(time.Hour)
+		return nil, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "garbage"}, func(ctx context.Context, req *mcp.CallToolRequest, _ none) (*mcp.CallToolResult, any, error) {
+		os.Stdout.WriteString("this is not JSON-RPC\n")
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "after garbage"}}}, nil, nil
+	})
+	s.AddResource(&mcp.Resource{URI: "mem://readme", Name: "readme", MIMEType: "text/plain"},
+		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "mem://readme", Text: "hello resource"}}}, nil
+		})
+	s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello prompt"}}}}, nil
+	})
+	s.Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// ---- the client side ----
+
+type fixture struct {
+	home     string
+	session  *mcp.ClientSession
+	stderr   *lockedBuffer
+	progress atomic.Int32
+	proc     *exec.Cmd
+	closed   bool
+}
+
+// close ends the client session and waits for the proxy process, which
+// must exit on its own once its stdin is closed.
+func (f *fixture) close(t *testing.T) {
+	if f.closed {
+		return
+	}
+	f.closed = true
+	f.session.Close()
+	done := make(chan error, 1)
+	go func() { done <- f.proc.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		f.proc.Process.Kill()
+		t.Errorf("the proxy did not exit after its client closed stdin")
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+// connect starts the proxy (as a real process) in front of the SDK server
+// and connects the official SDK client to it.
+func connect(t *testing.T, timeout string) *fixture {
+	t.Helper()
+	f := &fixture{home: t.TempDir(), stderr: &lockedBuffer{}}
+	os.MkdirAll(filepath.Join(f.home, "config"), 0o700)
+	os.WriteFile(filepath.Join(f.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\n"), 0o600)
+	cache, _ := os.UserCacheDir()
+	shared := filepath.Join(cache, "ctxhook-test-wasm")
+	os.MkdirAll(shared, 0o700)
+	os.MkdirAll(filepath.Join(f.home, "cache"), 0o700)
+	os.Symlink(shared, filepath.Join(f.home, "cache", "wasm"))
+
+	cmd := exec.Command(os.Args[0], "proxy", "--name", "wf", "--timeout", timeout, "--session", "test-session",
+		"--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0])
+	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home)
+	cmd.Stderr = f.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) { f.progress.Add(1) },
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	toProxy, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromProxy, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// 64 MiB frames: a 16 MiB message plus its envelope exceeds the SDK's
+	// default limit (which CommandTransport does not expose).
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromProxy, Writer: toProxy, MaxLineLength: 64 << 20}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr: %s", err, f.stderr)
+	}
+	f.session = s
+	f.proc = cmd
+	t.Cleanup(func() { f.close(t) })
+	return f
+}
+
+func (f *fixture) call(t *testing.T, name string, args any) (*mcp.CallToolResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return f.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+func text(r *mcp.CallToolResult) string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func TestRelayAndPassthrough(t *testing.T) {
+	f := connect(t, "10s")
+	ctx := context.Background()
+	r, err := f.call(t, "start_session", map[string]any{})
+	if err != nil || strings.Contains(text(r), "wfs_") {
+		t.Fatalf("start_session: %v, result shows the token: %s", err, text(r))
+	}
+	// The client never sends a token: every step must still succeed, and no
+	// result shows one.
+	for n := 1; n <= 5; n++ {
+		r, err := f.call(t, "step", map[string]any{"n": n})
+		if err != nil || r.IsError {
+			t.Fatalf("step %d: %v %s\nproxy stderr: %s", n, err, text(r), f.stderr)
+		}
+		if strings.Contains(text(r), "wfs_") {
+			t.Fatalf("step %d shows the token: %s", n, text(r))
+		}
+	}
+	// Everything else passes through.
+	if err := f.session.Ping(ctx, nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	if res, err := f.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mem://readme"}); err != nil || res.Contents[0].Text != "hello resource" {
+		t.Errorf("resources/read: %v %+v", err, res)
+	}
+	if res, err := f.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"}); err != nil || len(res.Messages) != 1 {
+		t.Errorf("prompts/get: %v %+v", err, res)
+	}
+	if res, err := f.session.ListTools(ctx, nil); err != nil || len(res.Tools) < 8 {
+		t.Errorf("tools/list: %v", err)
+	}
+	// Every result is searchable, and the store holds no token.
+	f.close(t)
+	st, err := store.Open(filepath.Join(f.home, "state", "ctxhook.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	hits, err := st.Search(store.ParseQuery("WF-004"), store.SearchOptions{})
+	if err != nil || len(hits) != 1 || hits[0].Event.Tool != "mcp__wf__step" {
+		t.Fatalf("search WF-004: %+v %v", hits, err)
+	}
+	stats, _ := st.Stats("test-session")
+	if stats.Events != 6 || stats.Tallies["tokens_relayed"] != 5 || stats.Tallies["tokens_captured"] != 6 {
+		t.Errorf("stats: %+v", stats)
+	}
+	for _, suffix := range []string{"", "-wal"} {
+		b, _ := os.ReadFile(filepath.Join(f.home, "state", "ctxhook.db"+suffix))
+		if strings.Contains(string(b), "wfs_0003_") {
+			t.Errorf("a relay token is stored in ctxhook.db%s", suffix)
+		}
+	}
+}
+
+func TestConcurrentCallsAndProgress(t *testing.T) {
+	f := connect(t, "10s")
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	start := time.Now()
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			r, err := f.session.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"millis": 500},
+				Meta: mcp.Meta{"progressToken": fmt.Sprintf("p-%d", i)}})
+			if err == nil && !strings.Contains(text(r), "slow done") {
+				err = errors.New(text(r))
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	// Eight 500 ms calls in flight together, not one after another.
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("8 concurrent calls took %v: requests were serialised", d)
+	}
+	if f.progress.Load() != 8 {
+		t.Errorf("progress notifications passed through: %d, want 8", f.progress.Load())
+	}
+}
+
+func TestLargeMessage(t *testing.T) {
+	f := connect(t, "30s")
+	const size = 16 << 20
+	r, err := f.call(t, "big", map[string]any{"bytes": size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(r.Content[0].(*mcp.TextContent).Text); got != size {
+		t.Fatalf("got %d bytes, want %d", got, size)
+	}
+}
+
+func TestServerCrash(t *testing.T) {
+	f := connect(t, "10s")
+	start := time.Now()
+	_, err := f.call(t, "crash", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "exited") {
+		t.Fatalf("crash: err = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("error took %v", time.Since(start))
+	}
+	// Later requests fail at once instead of hanging.
+	if err := f.session.Ping(context.Background(), nil); err == nil {
+		t.Errorf("ping after the crash succeeded")
+	}
+	if !strings.Contains(f.stderr.String(), "exited") {
+		t.Errorf("stderr does not say the server exited: %q", f.stderr)
+	}
+}
+
+func TestServerHang(t *testing.T) {
+	f := connect(t, "1s")
+	start := time.Now()
+	_, err := f.call(t, "hang", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), "did not answer") {
+		t.Fatalf("hang: err = %v", err)
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("error took %v", d)
+	}
+	// The proxy and server still work for other calls.
+	if r, err := f.call(t, "pid", map[string]any{}); err != nil || r.IsError {
+		t.Errorf("call after a timeout: %v", err)
+	}
+}
+
+func TestServerGarbage(t *testing.T) {
+	f := connect(t, "10s")
+	r, err := f.call(t, "garbage", map[string]any{})
+	if err != nil || !strings.Contains(text(r), "after garbage") {
+		t.Fatalf("garbage: %v %s", err, text(r))
+	}
+	if !strings.Contains(f.stderr.String(), "not JSON-RPC") {
+		t.Errorf("stderr does not report the garbage: %q", f.stderr)
+	}
+}
+
+// Closing the client ends the proxy and the server: no process is left.
+func TestNoOrphans(t *testing.T) {
+	f := connect(t, "10s")
+	r, err := f.call(t, "pid", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(r.Content[0].(*mcp.TextContent).Text)
+	if pid == 0 {
+		t.Fatal("no pid")
+	}
+	f.close(t)
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("server process %d still alive after the client closed", pid)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
