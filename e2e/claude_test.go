@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,11 +34,32 @@ func (r *claudeRun) env() []string {
 		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1", "DISABLE_INSTALLATION_CHECKS=1")
 }
 
+// claudeOpts vary a Claude Code run.
+type claudeOpts struct {
+	script []fakemodel.Step
+	prompt string
+	record string // when set, hook payloads are recorded here
+	// config is ctxhook's config.toml (default: relay on for "workflow").
+	config string
+	// viaProxy runs the workflow server behind `ctxhook proxy`, with its
+	// token in result _meta only.
+	viaProxy bool
+}
+
 // runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
 // HOME, enables the relay for the workflow server, and runs Claude Code
 // with the script.
 func runClaude(t *testing.T, script []fakemodel.Step, prompt string, record string) *claudeRun {
 	t.Helper()
+	return runClaudeWith(t, claudeOpts{script: script, prompt: prompt, record: record})
+}
+
+func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
+	t.Helper()
+	script, prompt, record := o.script, o.prompt, o.record
+	if o.config == "" {
+		o.config = "[servers.workflow]\nrelay = true\n"
+	}
 	claude := npmInstall(t, "@anthropic-ai/claude-code", ClaudeCodeVersion, "claude")
 	ctxhook, testmcp := binaries(t)
 	tmp := t.TempDir()
@@ -66,15 +88,20 @@ func runClaude(t *testing.T, script []fakemodel.Step, prompt string, record stri
 		t.Fatalf("ctxhook install: %v\n%s%s", err, out, errs)
 	}
 	cfg := filepath.Join(r.Home, ".config", "ctxhook", "config.toml")
-	if err := os.WriteFile(cfg, []byte("[servers.workflow]\nrelay = true\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(o.config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if record != "" {
 		wrapHooksForRecording(t, r)
 	}
+	workflow := map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "workflow"},
+		"env": map[string]string{"TESTMCP_LOG": r.MCPLog}}
+	if o.viaProxy {
+		workflow["command"] = ctxhook
+		workflow["args"] = []string{"proxy", "--name", "workflow", "--", testmcp, "-mode", "workflow", "-meta-only"}
+	}
 	mcp := map[string]any{"mcpServers": map[string]any{
-		"workflow": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "workflow"},
-			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
+		"workflow": workflow,
 		"tickets": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "tickets"},
 			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
 	}}
@@ -268,4 +295,84 @@ func TestRecordDemoSession(t *testing.T) {
 	}
 	b, _ := os.ReadFile(out)
 	t.Logf("recorded %d hook events (%d bytes) for %d scripted calls", strings.Count(string(b), "\n"), len(b), len(script))
+}
+
+// TestClaudeCodeProxy: a 20-step workflow whose server issues a new
+// ~480-character token in result _meta only (which Claude Code's hooks never
+// see) and rejects any call with a wrong one. The workflow server runs
+// behind `ctxhook proxy`; the hooks are installed too and must not record
+// its calls a second time.
+func TestClaudeCodeProxy(t *testing.T) {
+	requireE2E(t)
+	script := workflowScript(20, nil)
+	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow to the end.",
+		config: "[servers.workflow]\nrelay = true\nproxy = true\n", viaProxy: true})
+
+	calls := readToolCalls(t, r.MCPLog)
+	if len(calls) != 21 {
+		t.Fatalf("the server saw %d calls, want 21", len(calls))
+	}
+	var current string
+	for i, c := range calls {
+		if c.Name == "step" {
+			if got, _ := c.Args["session_token"].(string); got != current || got == "" {
+				t.Errorf("step %d reached the server with token %.12q…, want %.12q…", i, got, current)
+			}
+			if c.Result.IsError {
+				t.Errorf("step %d failed: %+v", i, c.Result.Content)
+			}
+		}
+		for _, block := range c.Result.Content {
+			if strings.Contains(block.Text, "wfs_") {
+				t.Fatalf("the server put the token in a text block: the test would not prove _meta capture")
+			}
+		}
+		current, _ = c.Result.Meta["session_token"].(string)
+		if len(current) < 400 {
+			t.Fatalf("call %d: the server issued a short token %q", i, current)
+		}
+	}
+	// The model never saw a token, and never sent one.
+	for _, req := range r.Model.Requests() {
+		if strings.Contains(string(req), "wfs_") {
+			t.Fatalf("a request to the model contains a session token")
+		}
+	}
+	// Claude Code keeps result _meta in its transcript (mcpMeta): the proxy
+	// removed the token before Claude Code ever had it.
+	transcripts, _ := filepath.Glob(filepath.Join(r.Home, ".claude", "projects", "*", "*.jsonl"))
+	if len(transcripts) == 0 {
+		t.Fatalf("no Claude Code transcript under %s", r.Home)
+	}
+	sawMeta := false
+	for _, tr := range transcripts {
+		b, _ := os.ReadFile(tr)
+		if strings.Contains(string(b), "wfs_") {
+			t.Errorf("transcript %s holds a session token", tr)
+		}
+		sawMeta = sawMeta || strings.Contains(string(b), "WF-STEP-020")
+	}
+	if !sawMeta {
+		t.Errorf("the transcripts hold no tool result: the check above proved nothing")
+	}
+	// Every result is searchable, recorded once (by the proxy, not the hooks).
+	for _, n := range []int{1, 7, 20} {
+		out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
+		if err != nil {
+			t.Fatalf("search: %v %s", err, errs)
+		}
+		var hits []struct{ Tool string }
+		json.Unmarshal([]byte(out), &hits)
+		if len(hits) != 1 || hits[0].Tool != "mcp__workflow__step" {
+			t.Errorf("search WF-STEP-%03d: %s", n, out)
+		}
+	}
+	out, _, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "stats", "--all", "--json")
+	var st struct {
+		ByServer map[string]int `json:"by_server"`
+	}
+	json.Unmarshal([]byte(out), &st)
+	if st.ByServer["workflow"] != 21 {
+		t.Errorf("workflow events stored: %d, want 21 (one per call): %s", st.ByServer["workflow"], out)
+	}
 }

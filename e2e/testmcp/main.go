@@ -25,12 +25,13 @@ import (
 )
 
 type server struct {
-	mode    string
-	logMu   sync.Mutex
-	logFile *os.File
-	out     *bufio.Writer
-	token   string
-	issued  int
+	mode     string
+	logMu    sync.Mutex
+	logFile  *os.File
+	out      *bufio.Writer
+	token    string
+	issued   int
+	metaOnly bool
 }
 
 type message struct {
@@ -42,8 +43,9 @@ type message struct {
 
 func main() {
 	mode := flag.String("mode", "workflow", "workflow or tickets")
+	metaOnly := flag.Bool("meta-only", false, "workflow: put the token only in result _meta, as servers that expect a proxy do")
 	flag.Parse()
-	s := &server{mode: *mode, out: bufio.NewWriter(os.Stdout)}
+	s := &server{mode: *mode, metaOnly: *metaOnly, out: bufio.NewWriter(os.Stdout)}
 	if p := os.Getenv("TESTMCP_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -160,6 +162,14 @@ func (s *server) tools() []any {
 	}
 }
 
+// visible adds the token to the text the client sees, unless -meta-only.
+func (s *server) visible(body map[string]any) map[string]any {
+	if !s.metaOnly {
+		body["session_token"] = s.token
+	}
+	return body
+}
+
 func text(t string) map[string]any { return map[string]any{"type": "text", "text": t} }
 
 func toolError(msg string) map[string]any {
@@ -183,8 +193,8 @@ func (s *server) call(name string, args map[string]any) any {
 	switch {
 	case s.mode == "workflow" && name == "start_session":
 		s.token = s.newToken()
-		body, _ := json.Marshal(map[string]any{"session_token": s.token, "step": 0,
-			"message": "Workflow session started. Pass session_token to every step."})
+		body, _ := json.Marshal(s.visible(map[string]any{"step": 0,
+			"message": "Workflow session started. Pass session_token to every step."}))
 		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
 	case s.mode == "workflow" && name == "step":
 		got, _ := args["session_token"].(string)
@@ -193,8 +203,8 @@ func (s *server) call(name string, args map[string]any) any {
 		}
 		n, _ := args["n"].(float64)
 		s.token = s.newToken()
-		body, _ := json.Marshal(map[string]any{"session_token": s.token, "step": int(n),
-			"result": fmt.Sprintf("Step %d done: deployment check WF-STEP-%03d passed; canary at %d%%.", int(n), int(n), int(n)*5)})
+		body, _ := json.Marshal(s.visible(map[string]any{"step": int(n),
+			"result": fmt.Sprintf("Step %d done: deployment check WF-STEP-%03d passed; canary at %d%%.", int(n), int(n), int(n)*5)}))
 		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
 	case s.mode == "tickets" && name == "get_ticket":
 		id, _ := args["id"].(string)
