@@ -59,9 +59,10 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1 | tail -3; done
 
-bench: ## Go benchmarks and whole-process hook timings
+bench: ## Go benchmarks, whole-process hook timings, proxy latency (ratios against baselines)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	./scripts/bench-hook.sh
+	CTXHOOK_BENCH=1 $(GO) test -count=1 -run TestProxyLatency -v ./host/internal/proxy/ | grep -E 'latency|direct|proxied|added'
 
 check: test ## alias
 

@@ -206,3 +206,46 @@ func TestHelpAndUnknown(t *testing.T) {
 		t.Errorf("version: %d %q", code, out)
 	}
 }
+
+func TestWrapMCP(t *testing.T) {
+	e := newEnv(t)
+	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
+	os.MkdirAll(e.vars["HOME"], 0o755)
+	orig := `{"mcpServers":{"workflow":{"type":"stdio","command":"node","args":["wf.js"]}}}`
+	os.WriteFile(claudeJSON, []byte(orig), 0o600)
+	out, errs, code := e.run(t, nil, "install", "claude-code", "--wrap-mcp", "workflow")
+	if code != 0 || !strings.Contains(out, "Wrapped MCP servers workflow") {
+		t.Fatalf("install --wrap-mcp: %d\n%s\n%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(claudeJSON)
+	if !strings.Contains(string(b), `"proxy"`) || !strings.Contains(string(b), `"wf.js"`) {
+		t.Fatalf(".claude.json: %s", b)
+	}
+	cfg, _ := os.ReadFile(filepath.Join(e.vars["CTXHOOK_HOME"], "config", "config.toml"))
+	if !strings.Contains(string(cfg), "[servers.workflow]\nproxy = true") {
+		t.Fatalf("config.toml:\n%s", cfg)
+	}
+	if _, errs, _ := e.run(t, nil, "install", "claude-code", "--wrap-mcp", "nosuch"); !strings.Contains(errs, `no stdio MCP server "nosuch"`) {
+		t.Errorf("unknown server: %q", errs)
+	}
+	if _, errs, code := e.run(t, nil, "install", "claude-code", "workflow"); code != 2 || !strings.Contains(errs, "go with --wrap-mcp") {
+		t.Errorf("names without --wrap-mcp: %d %q", code, errs)
+	}
+	out, _, code = e.run(t, nil, "uninstall", "claude-code")
+	if code != 0 || !strings.Contains(out, "Unwrapped MCP servers workflow") {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	b, _ = os.ReadFile(claudeJSON)
+	var got, want any
+	json.Unmarshal(b, &got)
+	json.Unmarshal([]byte(orig), &want)
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(want)
+	if string(gb) != string(wb) {
+		t.Errorf("uninstall left %s, want %s", gb, wb)
+	}
+	cfg, _ = os.ReadFile(filepath.Join(e.vars["CTXHOOK_HOME"], "config", "config.toml"))
+	if strings.Contains(string(cfg), "proxy = true") {
+		t.Errorf("config still marks the server proxied:\n%s", cfg)
+	}
+}
