@@ -46,6 +46,7 @@ func TestMain(m *testing.M) {
 // clients are the pinned real clients the e2e tests run.
 var clients = []struct{ pkg, version, bin string }{
 	{"@anthropic-ai/claude-code", ClaudeCodeVersion, "claude"},
+	{"@modelcontextprotocol/sdk", TypeScriptSDKVersion, ""},
 }
 
 func requireE2E(t *testing.T) {
@@ -112,8 +113,13 @@ func npmInstall(t *testing.T, pkg, version, bin string) string {
 	return path
 }
 
+// npmInstallErr installs pkg@version into e2e/.work once. With bin "",
+// the package itself is what is wanted (a library).
 func npmInstallErr(pkg, version, bin string) error {
 	dir, path := clientPath(pkg, version, bin)
+	if bin == "" {
+		path = filepath.Join(dir, "node_modules", pkg, "package.json")
+	}
 	if _, err := os.Stat(path); err == nil {
 		return nil
 	}
