@@ -57,7 +57,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzSnippet \
 	  ./host/internal/config:FuzzParse; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1 | tail -3; done
+	  out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; \
+	  echo "$$out" | tail -1; done
 
 bench: ## Go benchmarks, whole-process hook timings, proxy latency (ratios against baselines)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
