@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 var clients = []struct{ pkg, version, bin string }{
 	{"@anthropic-ai/claude-code", ClaudeCodeVersion, "claude"},
 	{"@modelcontextprotocol/sdk", TypeScriptSDKVersion, ""},
+	{"@google/gemini-cli", GeminiCLIVersion, "gemini"},
 }
 
 func requireE2E(t *testing.T) {

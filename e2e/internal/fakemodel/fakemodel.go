@@ -1,5 +1,6 @@
-// Package fakemodel is a scripted stand-in for the Anthropic Messages API,
-// served on 127.0.0.1, so real Claude Code runs offline in tests.
+// Package fakemodel is a scripted stand-in for the Anthropic Messages API
+// and the Gemini API, served on 127.0.0.1, so real Claude Code and Gemini
+// CLI run offline in tests.
 //
 // It is stateless per request, like the real API: it reads the
 // conversation it is sent, counts the scripted tool calls already answered,
@@ -112,6 +113,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/v1beta/models/") {
+		if strings.HasSuffix(r.URL.Path, ":countTokens") {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"totalTokens":10}`)
+			return
+		}
+		s.serveGemini(w, r, body)
+		return
+	}
 	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"input_tokens":10}`)
