@@ -3,23 +3,30 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/config"
 
 	"github.com/ctxhook/ctxhook/host/internal/proxy"
 )
 
 func runProxy(ctx context.Context, env Env, args []string) int {
-	flags := newFlags(env, "proxy", "--name NAME [flags] -- command [args...]",
+	flags := newFlags(env, "proxy", "--name NAME [flags] (-- command [args...] | --url URL)",
 		"Stand in for an MCP server on stdio: run the real server as a child, pass\n"+
 			"every message through, relay its session token (captured from result\n"+
 			"_meta, injected into the next tools/call, hidden from the model) and\n"+
 			"record every tool result in ctxhook's store.\n\n"+
 			"Put it in your client's MCP config in place of the server's command, e.g.\n"+
 			"  ctxhook proxy --name workflow -- node server.js\n"+
+			"  ctxhook proxy --name jira --url https://host/mcp --header 'Authorization: Bearer ${JIRA_TOKEN}'\n"+
 			"and enable the relay in config.toml: [servers.workflow] relay = true")
 	name := flags.String("name", "", "the server's name, as in [servers.<name>] of config.toml (required)")
 	session := flags.String("session", "", "session id for state and events (default: random per connection)")
 	timeout := flags.Duration("timeout", 10*time.Minute, "how long a request may wait for the server before the client gets an error")
+	url := flags.String("url", "", "a streamable-HTTP MCP endpoint to stand in for, instead of a command")
+	var headers headerFlags
+	flags.Var(&headers, "header", "an HTTP header for --url, 'Name: value' (repeatable); ${VAR} is read from the environment; [servers.NAME] headers in config.toml too")
 	var command []string
 	for i, a := range args {
 		if a == "--" {
@@ -33,14 +40,41 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 		}
 		return 2
 	}
-	if *name == "" || len(command) == 0 || flags.NArg() > 0 {
-		fmt.Fprintln(env.Stderr, "ctxhook: proxy needs --name and the server command after --")
+	if *name == "" || (len(command) == 0) == (*url == "") || flags.NArg() > 0 {
+		fmt.Fprintln(env.Stderr, "ctxhook: proxy needs --name, and either the server command after -- or --url")
 		flags.Usage()
 		return 2
+	}
+	hdr := map[string]string{}
+	if *url != "" {
+		p, err := resolvePaths(env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		if hdr, err = config.ServerHeaders(p.Config, *name, env.Getenv); err != nil {
+			return fail(env, "%v", err)
+		}
+		for _, h := range headers {
+			k, v, _ := strings.Cut(h, ":")
+			hdr[strings.TrimSpace(k)] = config.ExpandEnv(strings.TrimSpace(v), env.Getenv)
+		}
 	}
 	if *timeout <= 0 {
 		return fail(env, "--timeout must be positive")
 	}
-	return proxy.Run(ctx, proxy.Options{Name: *name, Command: command, Session: *session, Timeout: *timeout,
+	return proxy.Run(ctx, proxy.Options{Name: *name, Command: command, URL: *url, Headers: hdr, Session: *session, Timeout: *timeout,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv})
+}
+
+// headerFlags collects repeated --header values.
+type headerFlags []string
+
+func (h *headerFlags) String() string { return strings.Join(*h, ", ") }
+
+func (h *headerFlags) Set(v string) error {
+	if k, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want 'Name: value', got %q", v)
+	}
+	*h = append(*h, v)
+	return nil
 }

@@ -16,6 +16,7 @@
 //	capture_paths = ["_meta.session_token", "structuredContent.session_token", "content.*.text.@json.session_token"]
 //	proxy = true                   # runs behind `ctxhook proxy` (set by install --wrap-mcp)
 //	meta_key = "session_token"     # proxy: also send the token in params._meta
+//	headers = { Authorization = "Bearer ${JIRA_TOKEN}" }   # proxy --url: HTTP headers, ${VAR} from the environment
 package config
 
 import (
@@ -35,13 +36,14 @@ type file struct {
 		MaxEventBytes int `toml:"max_event_bytes"`
 	} `toml:"capture"`
 	Servers map[string]struct {
-		Relay        bool     `toml:"relay"`
-		TokenArg     string   `toml:"token_arg"`
-		StartTools   []string `toml:"start_tools"`
-		SkipArgs     []string `toml:"skip_args"`
-		CapturePaths []string `toml:"capture_paths"`
-		Proxy        bool     `toml:"proxy"`
-		MetaKey      string   `toml:"meta_key"`
+		Relay        bool              `toml:"relay"`
+		TokenArg     string            `toml:"token_arg"`
+		StartTools   []string          `toml:"start_tools"`
+		SkipArgs     []string          `toml:"skip_args"`
+		CapturePaths []string          `toml:"capture_paths"`
+		Proxy        bool              `toml:"proxy"`
+		MetaKey      string            `toml:"meta_key"`
+		Headers      map[string]string `toml:"headers"`
 	} `toml:"servers"`
 }
 
@@ -84,4 +86,46 @@ func Parse(text string) (abi.Config, error) {
 			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey}
 	}
 	return cfg, nil
+}
+
+// ServerHeaders returns the HTTP headers configured for a server
+// ([servers.<name>] headers = {...}), with ${VAR} replaced from getenv, so
+// that secrets can stay in the environment rather than in the file.
+func ServerHeaders(path, name string, getenv func(string) string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	var f file
+	if _, err := toml.Decode(string(b), &f); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	out := map[string]string{}
+	for k, v := range f.Servers[name].Headers {
+		out[k] = ExpandEnv(v, getenv)
+	}
+	return out, nil
+}
+
+// ExpandEnv replaces ${VAR} (only that form: a bare $ stays) from getenv.
+func ExpandEnv(s string, getenv func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		b.WriteString(getenv(s[i+2 : i+j]))
+		s = s[i+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }

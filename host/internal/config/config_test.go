@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,4 +72,16 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("accepted max_event_bytes %d", cfg.Capture.MaxEventBytes)
 		}
 	})
+}
+
+func TestServerHeaders(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte("[servers.jira]\nproxy = true\nheaders = { Authorization = \"Bearer ${JIRA_TOKEN}\", X-Plain = \"a$b\" }\n"), 0o600)
+	if _, err := Load(path); err != nil {
+		t.Fatalf("headers rejected by Load: %v", err)
+	}
+	h, err := ServerHeaders(path, "jira", func(k string) string { return map[string]string{"JIRA_TOKEN": "s3cr3t"}[k] })
+	if err != nil || h["Authorization"] != "Bearer s3cr3t" || h["X-Plain"] != "a$b" {
+		t.Fatalf("headers = %v, %v", h, err)
+	}
 }

@@ -1,6 +1,6 @@
 // Package proxy is `ctxhook proxy`: it stands in for an MCP server on
-// stdio, runs the real server as a child process, and passes every message
-// through, asking the plugin (mcp-proxy dialect) about tools/call requests
+// stdio, in front of the real server (a child process on stdio, or a
+// streamable-HTTP endpoint), and passes every message through, asking the plugin (mcp-proxy dialect) about tools/call requests
 // and their responses: inject the session token, capture the next one from
 // the result's _meta, hide it from the client, record the full result.
 //
@@ -35,8 +35,12 @@ import (
 type Options struct {
 	// Name is the server's name in ctxhook's config ([servers.<name>]).
 	Name string
-	// Command runs the real server.
+	// Command runs the real server (stdio); or
 	Command []string
+	// URL is a streamable-HTTP MCP endpoint to forward to instead.
+	URL string
+	// Headers are sent with every HTTP request (e.g. Authorization).
+	Headers map[string]string
 	// Session identifies this client connection (default: random).
 	Session string
 	// Timeout is how long a request may wait for the server's answer
@@ -60,15 +64,21 @@ type pending struct {
 	timer   *time.Timer
 }
 
+// upstream is the real server: a child process on stdio, or an HTTP
+// endpoint. It delivers the server's messages to proxy.serverLine.
+type upstream interface {
+	send(msg []byte)
+	// close ends the connection once the client has gone.
+	close()
+}
+
 type proxy struct {
 	o      Options
 	eng    *hook.Engine
 	engMu  sync.Mutex
 	outMu  sync.Mutex
 	out    *bufio.Writer
-	child  *exec.Cmd
-	toSrv  io.WriteCloser
-	srvMu  sync.Mutex
+	up     upstream
 	mu     sync.Mutex
 	wait   map[string]*pending
 	gone   string // why the server cannot answer any more; "" while it runs
@@ -101,49 +111,78 @@ func Run(ctx context.Context, o Options) int {
 		defer p.eng.Close(context.Background())
 	}
 
-	p.child = exec.Command(o.Command[0], o.Command[1:]...)
-	p.child.Stderr = o.Stderr
-	p.child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p.toSrv, err = p.child.StdinPipe()
-	if err != nil {
+	if o.URL != "" {
+		p.up = newHTTPUpstream(p)
+	} else if p.up, err = startStdio(p); err != nil {
 		p.logf("%v", err)
 		return 1
 	}
-	fromSrv, err := p.child.StdoutPipe()
-	if err != nil {
-		p.logf("%v", err)
-		return 1
-	}
-	if err := p.child.Start(); err != nil {
-		p.logf("cannot start MCP server %q: %v", o.Name, err)
-		return 1
-	}
-	serverDone := make(chan struct{})
-	go func() {
-		defer close(serverDone)
-		p.fromServer(fromSrv)
-		err := p.child.Wait()
-		p.serverGone(fmt.Sprintf("MCP server %q exited (%v)", o.Name, exitText(err)))
-	}()
 	p.fromClient(o.Stdin)
+	p.up.close()
+	return 0
+}
 
-	// The client is gone: close the server's stdin, give it a moment, then
-	// end its process group so no child outlives us.
-	p.srvMu.Lock()
-	p.toSrv.Close()
-	p.srvMu.Unlock()
+// stdioUpstream runs the server as a child process in its own process
+// group, so that nothing it starts outlives the proxy.
+type stdioUpstream struct {
+	p     *proxy
+	child *exec.Cmd
+	mu    sync.Mutex
+	in    io.WriteCloser
+	done  chan struct{}
+}
+
+func startStdio(p *proxy) (*stdioUpstream, error) {
+	u := &stdioUpstream{p: p, done: make(chan struct{})}
+	u.child = exec.Command(p.o.Command[0], p.o.Command[1:]...)
+	u.child.Stderr = p.o.Stderr
+	u.child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var err error
+	if u.in, err = u.child.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := u.child.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := u.child.Start(); err != nil {
+		return nil, fmt.Errorf("cannot start MCP server %q: %v", p.o.Name, err)
+	}
+	go func() {
+		defer close(u.done)
+		readLines(out, p.serverLine)
+		err := u.child.Wait()
+		p.serverGone(fmt.Sprintf("MCP server %q exited (%v)", p.o.Name, exitText(err)))
+	}()
+	return u, nil
+}
+
+func (u *stdioUpstream) send(m []byte) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if _, err := u.in.Write(append(m, '\n')); err != nil {
+		u.p.warnOnce("write", "cannot write to the MCP server: %v", err)
+	}
+}
+
+// close closes the server's stdin, gives it a moment to finish, then ends
+// its process group.
+func (u *stdioUpstream) close() {
+	u.mu.Lock()
+	u.in.Close()
+	u.mu.Unlock()
+	pgid := -u.child.Process.Pid
 	select {
-	case <-serverDone:
+	case <-u.done:
 	case <-time.After(2 * time.Second):
-		syscall.Kill(-p.child.Process.Pid, syscall.SIGTERM)
+		syscall.Kill(pgid, syscall.SIGTERM)
 		select {
-		case <-serverDone:
+		case <-u.done:
 		case <-time.After(2 * time.Second):
-			syscall.Kill(-p.child.Process.Pid, syscall.SIGKILL)
-			<-serverDone
+			syscall.Kill(pgid, syscall.SIGKILL)
+			<-u.done
 		}
 	}
-	return 0
 }
 
 func exitText(err error) string {
@@ -253,42 +292,35 @@ func (p *proxy) clientMessage(m json.RawMessage) json.RawMessage {
 }
 
 func (p *proxy) toServer(m []byte) {
-	if m == nil {
-		return
-	}
-	p.srvMu.Lock()
-	defer p.srvMu.Unlock()
-	if _, err := p.toSrv.Write(append(m, '\n')); err != nil {
-		p.warnOnce("write", "cannot write to the MCP server: %v", err)
+	if m != nil {
+		p.up.send(m)
 	}
 }
 
-// fromServer forwards server messages to the client.
-func (p *proxy) fromServer(r io.Reader) {
-	readLines(r, func(line []byte) {
-		if !json.Valid(line) {
-			p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
-			return
-		}
-		if line[0] == '[' {
-			var batch []json.RawMessage
-			json.Unmarshal(line, &batch)
-			kept := batch[:0]
-			for _, m := range batch {
-				if out := p.serverMessage(m); out != nil {
-					kept = append(kept, out)
-				}
+// serverLine forwards one message (or batch) from the server to the client.
+func (p *proxy) serverLine(line []byte) {
+	if !json.Valid(line) {
+		p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
+		return
+	}
+	if line[0] == '[' {
+		var batch []json.RawMessage
+		json.Unmarshal(line, &batch)
+		kept := batch[:0]
+		for _, m := range batch {
+			if out := p.serverMessage(m); out != nil {
+				kept = append(kept, out)
 			}
-			if len(kept) > 0 {
-				b, _ := json.Marshal(kept)
-				p.toClient(b)
-			}
-			return
 		}
-		if out := p.serverMessage(line); out != nil {
-			p.toClient(out)
+		if len(kept) > 0 {
+			b, _ := json.Marshal(kept)
+			p.toClient(b)
 		}
-	})
+		return
+	}
+	if out := p.serverMessage(line); out != nil {
+		p.toClient(out)
+	}
 }
 
 // serverMessage matches a response to its request and lets the plugin

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +51,11 @@ type slowArgs struct {
 type none struct{}
 
 func serve() {
+	newServer().Run(context.Background(), &mcp.StdioTransport{})
+}
+
+// newServer builds the test server with the official Go SDK.
+func newServer() *mcp.Server {
 	var mu sync.Mutex
 	var token string
 	issued := 0
@@ -106,7 +113,7 @@ func serve() {
 	s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello prompt"}}}}, nil
 	})
-	s.Run(context.Background(), &mcp.StdioTransport{})
+	return s
 }
 
 // ---- the client side ----
@@ -154,6 +161,12 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 // and connects the official SDK client to it.
 func connect(t *testing.T, timeout string) *fixture {
 	t.Helper()
+	return connectWith(t, []string{"--timeout", timeout, "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}, nil)
+}
+
+// connectWith starts the proxy with the given arguments after --name.
+func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
+	t.Helper()
 	f := &fixture{home: t.TempDir(), stderr: &lockedBuffer{}}
 	os.MkdirAll(filepath.Join(f.home, "config"), 0o700)
 	os.WriteFile(filepath.Join(f.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\n"), 0o600)
@@ -163,9 +176,8 @@ func connect(t *testing.T, timeout string) *fixture {
 	os.MkdirAll(filepath.Join(f.home, "cache"), 0o700)
 	os.Symlink(shared, filepath.Join(f.home, "cache", "wasm"))
 
-	cmd := exec.Command(os.Args[0], "proxy", "--name", "wf", "--timeout", timeout, "--session", "test-session",
-		"--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0])
-	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home)
+	cmd := exec.Command(os.Args[0], append([]string{"proxy", "--name", "wf", "--session", "test-session"}, proxyArgs...)...)
+	cmd.Env = append(append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home), extraEnv...)
 	cmd.Stderr = f.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) { f.progress.Add(1) },
@@ -372,5 +384,65 @@ func TestNoOrphans(t *testing.T) {
 			t.Fatalf("server process %d still alive after the client closed", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestHTTPUpstream: the proxy in front of a streamable-HTTP server (the
+// official Go SDK's handler), sending a header whose secret comes from the
+// environment. The relay works as on stdio.
+func TestHTTPUpstream(t *testing.T) {
+	srv := newServer()
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	var authorized atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer env-secret-123" {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		authorized.Add(1)
+		handler.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+
+	f := connectWith(t, []string{"--url", hs.URL, "--header", "Authorization: Bearer ${PROXY_TEST_SECRET}"},
+		[]string{"PROXY_TEST_SECRET=env-secret-123"})
+	defer f.close(t) // before hs.Close: the proxy holds the server's event stream open
+	if r, err := f.call(t, "start_session", map[string]any{}); err != nil || strings.Contains(text(r), "wfs_") {
+		t.Fatalf("start_session: %v %s", err, text(r))
+	}
+	for n := 1; n <= 3; n++ {
+		r, err := f.call(t, "step", map[string]any{"n": n})
+		if err != nil || r.IsError || strings.Contains(text(r), "wfs_") {
+			t.Fatalf("step %d: %v %s\n%s", n, err, text(r), f.stderr)
+		}
+	}
+	if err := f.session.Ping(context.Background(), nil); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+	if authorized.Load() < 5 {
+		t.Errorf("only %d authorized requests reached the server", authorized.Load())
+	}
+	if strings.Contains(f.stderr.String(), "env-secret-123") {
+		t.Errorf("the header secret reached stderr")
+	}
+}
+
+// A server that refuses the proxy's requests gives the client an error,
+// not a hang.
+func TestHTTPUpstreamRefused(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	}))
+	defer hs.Close()
+	f := &fixture{home: t.TempDir(), stderr: &lockedBuffer{}}
+	cmd := exec.Command(os.Args[0], "proxy", "--name", "wf", "--url", hs.URL)
+	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home)
+	cmd.Stderr = f.stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Fatalf("connect err = %v", err)
 	}
 }

@@ -1,0 +1,216 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// httpUpstream speaks MCP's streamable HTTP transport to a remote server:
+// every client message is POSTed (concurrently, so requests stay in
+// flight together); the answer is JSON or a server-sent event stream; the
+// session id the server assigns at initialize is sent back on every
+// request and ended with DELETE when the client goes.
+type httpUpstream struct {
+	p       *proxy
+	client  *http.Client
+	mu      sync.Mutex
+	session string
+	version string
+	wg      sync.WaitGroup
+	getOnce sync.Once
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+func newHTTPUpstream(p *proxy) *httpUpstream {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &httpUpstream{p: p, client: &http.Client{}, ctx: ctx, cancel: cancel}
+}
+
+func (u *httpUpstream) request(ctx context.Context, method string, body []byte) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.p.o.URL, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range u.p.o.Headers {
+		req.Header.Set(k, v)
+	}
+	u.mu.Lock()
+	if u.session != "" {
+		req.Header.Set("Mcp-Session-Id", u.session)
+	}
+	if u.version != "" {
+		req.Header.Set("MCP-Protocol-Version", u.version)
+	}
+	u.mu.Unlock()
+	return req, nil
+}
+
+func (u *httpUpstream) send(m []byte) {
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		u.post(m)
+	}()
+}
+
+func (u *httpUpstream) post(m []byte) {
+	var env envelope
+	json.Unmarshal(m, &env)
+	req, err := u.request(u.ctx, http.MethodPost, m)
+	if err != nil {
+		u.fail(env, err.Error())
+		return
+	}
+	resp, err := u.client.Do(req)
+	if err != nil {
+		u.fail(env, fmt.Sprintf("cannot reach %s: %v", u.p.o.URL, err))
+		return
+	}
+	defer resp.Body.Close()
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && env.Method == "initialize" {
+		u.mu.Lock()
+		u.session = sid
+		u.mu.Unlock()
+	}
+	if resp.StatusCode == http.StatusAccepted {
+		return // a notification or response was accepted
+	}
+	if resp.StatusCode >= 300 {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		u.fail(env, fmt.Sprintf("MCP server answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b))))
+		return
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch ct {
+	case "text/event-stream":
+		readEvents(resp.Body, u.deliver)
+	default:
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			u.fail(env, err.Error())
+			return
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			u.deliver(bytes.TrimSpace(b))
+		}
+	}
+	if env.Method == "initialize" {
+		u.getOnce.Do(func() { go u.listen() })
+	}
+}
+
+// deliver hands a server message to the proxy, noting the protocol
+// version an initialize result negotiated.
+func (u *httpUpstream) deliver(msg []byte) {
+	var r struct {
+		Result struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(msg, &r) == nil && r.Result.ProtocolVersion != "" {
+		u.mu.Lock()
+		u.version = r.Result.ProtocolVersion
+		u.mu.Unlock()
+	}
+	u.p.serverLine(msg)
+}
+
+// listen opens the optional GET stream for messages the server sends on
+// its own (notifications, requests to the client). A server without one
+// answers 405, which is fine.
+func (u *httpUpstream) listen() {
+	req, err := u.request(u.ctx, http.MethodGet, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := u.client.Do(req)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusOK {
+		readEvents(resp.Body, u.deliver)
+	}
+}
+
+// fail answers a request the server could not, so the client never hangs.
+func (u *httpUpstream) fail(env envelope, why string) {
+	u.p.warnOnce("http:"+why, "%s", why)
+	if len(env.ID) == 0 || env.Method == "" {
+		return
+	}
+	key := idKey(env.ID)
+	u.p.mu.Lock()
+	pd := u.p.wait[key]
+	delete(u.p.wait, key)
+	u.p.mu.Unlock()
+	if pd != nil {
+		pd.timer.Stop()
+		u.p.toClient(errorResponse(env.ID, CodeServerGone, "ctxhook proxy: "+why))
+	}
+}
+
+// close waits briefly for requests in flight, then ends the session.
+func (u *httpUpstream) close() {
+	done := make(chan struct{})
+	go func() { u.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	u.cancel()
+	u.mu.Lock()
+	sid := u.session
+	u.mu.Unlock()
+	if sid != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		if req, err := u.request(ctx, http.MethodDelete, nil); err == nil {
+			if resp, err := u.client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}
+	}
+}
+
+// readEvents calls fn with the data of every server-sent event.
+func readEvents(r io.Reader, fn func([]byte)) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var data bytes.Buffer
+	flush := func() {
+		if d := bytes.TrimSpace(data.Bytes()); len(d) > 0 {
+			fn(bytes.Clone(d))
+		}
+		data.Reset()
+	}
+	for {
+		line, err := br.ReadBytes('\n')
+		l := bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(l) == 0 && len(line) > 0:
+			flush()
+		case bytes.HasPrefix(l, []byte("data:")):
+			if data.Len() > 0 {
+				data.WriteByte('\n')
+			}
+			data.Write(bytes.TrimPrefix(bytes.TrimPrefix(l, []byte("data:")), []byte(" ")))
+		}
+		if err != nil {
+			flush()
+			return
+		}
+	}
+}
