@@ -240,3 +240,28 @@ func filesUnder(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+// checkRelayChain checks, on what the MCP server logged, that it saw want
+// calls and that every step arrived with exactly the token the previous
+// call issued (in result _meta), and succeeded.
+func checkRelayChain(t *testing.T, calls []toolCall, want int) {
+	t.Helper()
+	if len(calls) != want {
+		t.Fatalf("the server saw %d calls, want %d", len(calls), want)
+	}
+	var current string
+	for i, c := range calls {
+		if c.Name == "step" {
+			if got, _ := c.Args["session_token"].(string); got != current || got == "" {
+				t.Errorf("call %d reached the server with token %.12q…, want %.12q…", i, got, current)
+			}
+			if c.Result.IsError {
+				t.Errorf("call %d failed: %+v", i, c.Result.Content)
+			}
+		}
+		current, _ = c.Result.Meta["session_token"].(string)
+		if len(current) < 400 {
+			t.Fatalf("call %d: the server issued a short token %q", i, current)
+		}
+	}
+}

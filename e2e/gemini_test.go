@@ -67,22 +67,7 @@ func TestGeminiCLIProxy(t *testing.T) {
 		t.Fatalf("gemini: %v\nstdout: %s\nstderr: %s", err, out, tail(errs, 3000))
 	}
 
-	calls := readToolCalls(t, mcpLog)
-	if len(calls) != 21 {
-		t.Fatalf("the server saw %d calls, want 21", len(calls))
-	}
-	var current string
-	for i, c := range calls {
-		if c.Name == "step" {
-			if got, _ := c.Args["session_token"].(string); got != current || got == "" {
-				t.Errorf("call %d reached the server with token %.12q…, want %.12q…", i, got, current)
-			}
-			if c.Result.IsError {
-				t.Errorf("call %d failed: %+v", i, c.Result.Content)
-			}
-		}
-		current, _ = c.Result.Meta["session_token"].(string)
-	}
+	checkRelayChain(t, readToolCalls(t, mcpLog), 21)
 	for _, req := range model.Requests() {
 		if strings.Contains(string(req), "wfs_") {
 			t.Fatalf("a request to the model contains a session token")

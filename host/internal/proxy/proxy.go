@@ -240,26 +240,34 @@ func idKey(id json.RawMessage) string {
 // fromClient forwards client messages to the server.
 func (p *proxy) fromClient(r io.Reader) {
 	readLines(r, func(line []byte) {
-		if line[0] == '[' {
-			var batch []json.RawMessage
-			if json.Unmarshal(line, &batch) != nil {
-				p.toServer(line)
-				return
-			}
-			kept := batch[:0]
-			for _, m := range batch {
-				if out := p.clientMessage(m); out != nil {
-					kept = append(kept, out)
-				}
-			}
-			if len(kept) > 0 {
-				b, _ := json.Marshal(kept)
-				p.toServer(b)
-			}
-			return
+		if out := eachMessage(line, p.clientMessage); out != nil {
+			p.toServer(out)
 		}
-		p.toServer(p.clientMessage(line))
 	})
+}
+
+// eachMessage applies fn to a message, or to each message of a batch
+// (keeping the batch's order and dropping what fn drops), and returns the
+// line to forward, or nil. A batch that does not decode is forwarded as is.
+func eachMessage(line []byte, fn func(json.RawMessage) json.RawMessage) []byte {
+	if line[0] != '[' {
+		return fn(line)
+	}
+	var batch []json.RawMessage
+	if json.Unmarshal(line, &batch) != nil {
+		return line
+	}
+	kept := batch[:0]
+	for _, m := range batch {
+		if out := fn(m); out != nil {
+			kept = append(kept, out)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(kept)
+	return b
 }
 
 // clientMessage tracks a request and lets the plugin rewrite a tools/call.
@@ -303,22 +311,7 @@ func (p *proxy) serverLine(line []byte) {
 		p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
 		return
 	}
-	if line[0] == '[' {
-		var batch []json.RawMessage
-		json.Unmarshal(line, &batch)
-		kept := batch[:0]
-		for _, m := range batch {
-			if out := p.serverMessage(m); out != nil {
-				kept = append(kept, out)
-			}
-		}
-		if len(kept) > 0 {
-			b, _ := json.Marshal(kept)
-			p.toClient(b)
-		}
-		return
-	}
-	if out := p.serverMessage(line); out != nil {
+	if out := eachMessage(line, p.serverMessage); out != nil {
 		p.toClient(out)
 	}
 }
