@@ -241,17 +241,22 @@ func filesUnder(t *testing.T, dir string) []string {
 	return out
 }
 
-// checkRelayChain checks, on what the MCP server logged, that it saw want
-// calls and that every step arrived with exactly the token the previous
-// call issued (in result _meta), and succeeded.
-func checkRelayChain(t *testing.T, calls []toolCall, want int) {
+// checkRelayChain checks, on what the MCP servers logged, that they saw
+// want calls and that every workflow step arrived with exactly the token the
+// previous workflow call issued (in result _meta), and succeeded. It
+// returns the number of steps.
+func checkRelayChain(t *testing.T, calls []toolCall, want int) (steps int) {
 	t.Helper()
 	if len(calls) != want {
-		t.Fatalf("the server saw %d calls, want %d", len(calls), want)
+		t.Fatalf("the servers saw %d calls, want %d", len(calls), want)
 	}
 	var current string
 	for i, c := range calls {
+		if c.Server != "workflow" {
+			continue
+		}
 		if c.Name == "step" {
+			steps++
 			if got, _ := c.Args["session_token"].(string); got != current || got == "" {
 				t.Errorf("call %d reached the server with token %.12q…, want %.12q…", i, got, current)
 			}
@@ -264,4 +269,5 @@ func checkRelayChain(t *testing.T, calls []toolCall, want int) {
 			t.Fatalf("call %d: the server issued a short token %q", i, current)
 		}
 	}
+	return steps
 }
