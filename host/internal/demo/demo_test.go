@@ -13,7 +13,7 @@ import (
 )
 
 // TestBundledSession replays the recorded session and checks the figures
-// `make demo` reports: the acceptance criteria of the demo itself.
+// `make demo` reports, so the demo cannot silently stop proving them.
 func TestBundledSession(t *testing.T) {
 	records, err := Session()
 	if err != nil {
