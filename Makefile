@@ -46,6 +46,9 @@ e2e: ## real-client end-to-end tests: install pinned clients (network), then run
 	$(GO) test -c -o bin/e2e.test ./e2e/ && $(GO) build -o bin/ctxhook ./host/cmd/ctxhook && $(GO) build -o bin/testmcp ./e2e/testmcp
 	cd e2e && CTXHOOK_E2E=1 CTXHOOK_E2E_BIN=$(CURDIR)/bin ../scripts/offline.sh ../bin/e2e.test -test.count=1 -test.v 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
 
+# A finding always writes its failing input under testdata/fuzz and fails at
+# once. A run that fails without writing one (a fuzz worker that died on a
+# loaded machine) is run once more, and its output is printed either way.
 fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	@set -eo pipefail; for t in \
 	  ./plugin/internal/claude:FuzzParse \
@@ -57,7 +60,13 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzSnippet \
 	  ./host/internal/config:FuzzParse; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-	  out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; \
+	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
+	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \
+	    echo "$$out" | grep -v '^fuzz: elapsed'; \
+	    if [ "$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true)" != "$$before" ]; then exit 1; fi; \
+	    echo "no failing input was written (a fuzz worker died, not a finding): running $$fn once more"; \
+	    out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; \
+	  fi; \
 	  echo "$$out" | tail -1; done
 
 bench: ## Go benchmarks, whole-process hook timings, proxy latency (ratios against baselines)
