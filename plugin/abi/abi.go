@@ -31,6 +31,9 @@ var RequiredExports = []string{ExportABIVersion, ExportPrepare, ExportHandle}
 // Harness names accepted in requests.
 const (
 	HarnessClaudeCode = "claude-code"
+	// HarnessCodex is OpenAI Codex CLI, whose command hooks take Claude
+	// Code's payloads and answers (its tool_response also carries _meta).
+	HarnessCodex = "codex"
 	// HarnessMCPProxy is ctxhook's own MCP proxy: the payload is a
 	// ProxyPayload and the events are ProxyRequest and ProxyResponse.
 	HarnessMCPProxy = "mcp-proxy"

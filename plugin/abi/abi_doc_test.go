@@ -31,7 +31,7 @@ func TestDocVersionAndNames(t *testing.T) {
 	names = append(names, OpSetState, OpStoreEvent, OpTally, TallyRelayed, TallyNudges, TallyCapture,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
-		HarnessClaudeCode, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
+		HarnessClaudeCode, HarnessCodex, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
 	names = append(names, DefaultCapturePaths...)
 	for _, n := range names {
 		if !strings.Contains(doc, n) {

@@ -266,4 +266,4 @@ func oneLine(s string) string {
 }
 
 // Harnesses lists the harnesses `ctxhook hook` accepts.
-var Harnesses = []string{abi.HarnessClaudeCode}
+var Harnesses = []string{abi.HarnessClaudeCode, abi.HarnessCodex}

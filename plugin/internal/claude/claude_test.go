@@ -40,6 +40,8 @@ func TestOutputs(t *testing.T) {
 // seeds returns the real payloads recorded from Claude Code.
 func seeds(tb testing.TB) [][]byte {
 	files, _ := filepath.Glob("../../../testdata/payloads/claude-code/*/*.json")
+	codex, _ := filepath.Glob("../../../testdata/payloads/codex/*/*.json") // same format
+	files = append(files, codex...)
 	if len(files) == 0 {
 		tb.Fatal("no recorded payloads under testdata/payloads/claude-code")
 	}

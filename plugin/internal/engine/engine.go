@@ -29,7 +29,7 @@ type dialect interface {
 
 func parse(harness, payload string) (dialect, error) {
 	switch harness {
-	case abi.HarnessClaudeCode:
+	case abi.HarnessClaudeCode, abi.HarnessCodex:
 		return parseClaude(payload)
 	case abi.HarnessMCPProxy:
 		return parseProxy(payload)

@@ -44,6 +44,8 @@ func TestCapBytes(t *testing.T) {
 // never leaks a known relay token into a stored event.
 func FuzzHandle(f *testing.F) {
 	files, _ := filepath.Glob("../../../testdata/payloads/claude-code/*/*.json")
+	codex, _ := filepath.Glob("../../../testdata/payloads/codex/*/*.json")
+	files = append(files, codex...)
 	for _, file := range files {
 		b, _ := os.ReadFile(file)
 		f.Add(b, "")
