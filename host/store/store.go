@@ -278,9 +278,8 @@ func bindAll(st *sqlite3.Stmt, args ...any) {
 	}
 }
 
-// HoldWriteLock takes the database's write lock until release is called.
-// Tests and `ctxhook doctor` use it to check how hooks behave behind a busy
-// writer.
+// HoldWriteLock takes the database's write lock until release is called,
+// so tests can check how hooks behave behind a busy writer.
 func (s *Store) HoldWriteLock() (release func(), err error) {
 	if err := s.conn.Exec(`BEGIN IMMEDIATE`); err != nil {
 		return nil, err
