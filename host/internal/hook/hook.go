@@ -43,6 +43,7 @@ type Engine struct {
 	runner     *runner.Runner
 	cfg        *abi.Config
 	st         *store.Store
+	sd         *state.Dir
 }
 
 // NewEngine loads the plugin (using the compilation cache in p.Cache).
@@ -60,6 +61,18 @@ func (e *Engine) Close(ctx context.Context) error {
 		e.st.Close()
 	}
 	return e.runner.Close(ctx)
+}
+
+// stateDir opens the state directory, once for a persistent engine.
+func (e *Engine) stateDir() (state.Dir, error) {
+	if e.sd != nil {
+		return *e.sd, nil
+	}
+	sd, err := state.Open(e.Paths.StateDir())
+	if err == nil && e.Persistent {
+		e.sd = &sd
+	}
+	return sd, err
 }
 
 func (e *Engine) config() (abi.Config, error) {
@@ -101,7 +114,7 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: string(payload), Config: cfg,
 		Env: e.env(), NowMS: e.Now().UnixMilli()}
 
-	sd, err := state.Open(e.Paths.StateDir())
+	sd, err := e.stateDir()
 	var unlock func()
 	if err == nil {
 		unlock, err = sd.Lock(prep.StateKeys, 2*time.Second)
