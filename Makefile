@@ -52,6 +52,9 @@ e2e: ## real-client end-to-end tests: install pinned clients (network), then run
 fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	@set -eo pipefail; for t in \
 	  ./plugin/internal/claude:FuzzParse \
+	  ./plugin/internal/gemini:FuzzParse \
+	  ./plugin/internal/cursor:FuzzParse \
+	  ./plugin/internal/opencode:FuzzParse \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
 	  ./plugin/internal/jsonpath:FuzzFirstString \

@@ -10,5 +10,5 @@ const Placeholder = "{{CTXHOOK}}"
 
 // FS holds <harness>/... and config.toml.
 //
-//go:embed claude-code/settings.json config.toml
+//go:embed claude-code/settings.json codex/hooks.json gemini/settings.json cursor/hooks.json config.toml
 var FS embed.FS

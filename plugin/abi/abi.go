@@ -34,6 +34,13 @@ const (
 	// HarnessCodex is OpenAI Codex CLI, whose command hooks take Claude
 	// Code's payloads and answers (its tool_response also carries _meta).
 	HarnessCodex = "codex"
+	// HarnessGemini is Gemini CLI's command hooks.
+	HarnessGemini = "gemini"
+	// HarnessCursor is Cursor's command hooks (hooks.json version 1).
+	HarnessCursor = "cursor"
+	// HarnessOpenCode is the OpenCode plugin loader: the payload is an
+	// OpenCodePayload and stdout an OpenCodeAnswer (see ABI.md).
+	HarnessOpenCode = "opencode"
 	// HarnessMCPProxy is ctxhook's own MCP proxy: the payload is a
 	// ProxyPayload and the events are ProxyRequest and ProxyResponse.
 	HarnessMCPProxy = "mcp-proxy"

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,41 +154,70 @@ func TestSearchShowStats(t *testing.T) {
 }
 
 func TestInstallDoctorUninstall(t *testing.T) {
+	tests := []struct {
+		harness, file, title string
+		hooks                int
+	}{
+		{"claude-code", ".claude/settings.json", "Claude Code", 6},
+		{"codex", ".codex/hooks.json", "Codex CLI", 5},
+		{"gemini", ".gemini/settings.json", "Gemini CLI", 6},
+		{"cursor", ".cursor/hooks.json", "Cursor", 7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.harness, func(t *testing.T) {
+			e := newEnv(t)
+			settings := filepath.Join(e.vars["HOME"], tt.file)
+			if out, _, code := e.run(t, nil, "doctor", tt.harness); code != 1 || !strings.Contains(out, "hook is not wired") {
+				t.Fatalf("doctor before install: %d\n%s", code, out)
+			}
+			out, errs, code := e.run(t, nil, "install", tt.harness, "--dry-run")
+			if code != 0 || !strings.Contains(out, "hook "+tt.harness+" ") || !strings.Contains(errs, "dry run") {
+				t.Fatalf("dry run: %d %q %q", code, out, errs)
+			}
+			if _, err := os.Stat(settings); err == nil {
+				t.Fatal("dry run wrote the settings file")
+			}
+			out, _, code = e.run(t, nil, "install", tt.harness)
+			if code != 0 || !strings.Contains(out, fmt.Sprintf("Wired %d %s hooks", tt.hooks, tt.title)) {
+				t.Fatalf("install: %d\n%s", code, out)
+			}
+			if out, _, _ := e.run(t, nil, "install", tt.harness); !strings.Contains(out, "Already installed") {
+				t.Errorf("second install:\n%s", out)
+			}
+			codexConfig := filepath.Join(e.vars["HOME"], ".codex", "config.toml")
+			if tt.harness == "codex" {
+				if b, _ := os.ReadFile(codexConfig); !strings.Contains(string(b), "[features] # added by ctxhook\nhooks = true") {
+					t.Errorf("config.toml: %q", b)
+				}
+				if !strings.Contains(out, "/hooks") {
+					t.Errorf("no trust notice:\n%s", out)
+				}
+			}
+			out, _, code = e.run(t, nil, "doctor", tt.harness)
+			if code != 0 || !strings.Contains(out, "All good") {
+				t.Fatalf("doctor after install: %d\n%s", code, out)
+			}
+			out, _, code = e.run(t, nil, "uninstall", tt.harness)
+			if code != 0 || !strings.Contains(out, fmt.Sprintf("Removed %d", tt.hooks)) {
+				t.Fatalf("uninstall: %d\n%s", code, out)
+			}
+			if b, _ := os.ReadFile(settings); strings.Contains(string(b), "ctxhook") {
+				t.Errorf("uninstall left ctxhook in settings: %s", b)
+			}
+			if b, err := os.ReadFile(codexConfig); tt.harness == "codex" && (err != nil || len(b) != 0) {
+				t.Errorf("uninstall left config.toml %q (%v)", b, err)
+			}
+			if out, _, _ := e.run(t, nil, "uninstall", tt.harness); !strings.Contains(out, "nothing changed") {
+				t.Errorf("second uninstall:\n%s", out)
+			}
+		})
+	}
 	e := newEnv(t)
-	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
-	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "PreToolUse hook is not wired") {
-		t.Fatalf("doctor before install: %d\n%s", code, out)
+	if _, errs, code := e.run(t, nil, "install", "vscode"); code != 2 || !strings.Contains(errs, `unknown harness "vscode"`) {
+		t.Errorf("install vscode: %d %q", code, errs)
 	}
-	out, errs, code := e.run(t, nil, "install", "claude-code", "--dry-run")
-	if code != 0 || !strings.Contains(out, "hook claude-code PreToolUse") || !strings.Contains(errs, "dry run") {
-		t.Fatalf("dry run: %d %q %q", code, out, errs)
-	}
-	if _, err := os.Stat(settings); err == nil {
-		t.Fatal("dry run wrote the settings file")
-	}
-	out, _, code = e.run(t, nil, "install", "claude-code")
-	if code != 0 || !strings.Contains(out, "Wired 6 Claude Code hooks") {
-		t.Fatalf("install: %d\n%s", code, out)
-	}
-	if out, _, _ := e.run(t, nil, "install", "claude-code"); !strings.Contains(out, "Already installed") {
-		t.Errorf("second install:\n%s", out)
-	}
-	out, _, code = e.run(t, nil, "doctor", "claude-code")
-	if code != 0 || !strings.Contains(out, "All good") {
-		t.Fatalf("doctor after install: %d\n%s", code, out)
-	}
-	out, _, code = e.run(t, nil, "uninstall", "claude-code")
-	if code != 0 || !strings.Contains(out, "Removed 6") {
-		t.Fatalf("uninstall: %d\n%s", code, out)
-	}
-	if b, _ := os.ReadFile(settings); strings.Contains(string(b), "ctxhook") {
-		t.Errorf("uninstall left ctxhook in settings: %s", b)
-	}
-	if out, _, _ := e.run(t, nil, "uninstall", "claude-code"); !strings.Contains(out, "nothing changed") {
-		t.Errorf("second uninstall:\n%s", out)
-	}
-	if _, errs, code := e.run(t, nil, "install", "cursor"); code != 2 || !strings.Contains(errs, "supported harness") {
-		t.Errorf("install cursor: %d %q", code, errs)
+	if _, errs, code := e.run(t, nil, "install", "codex", "--wrap-mcp"); code != 2 || !strings.Contains(errs, "not available for Codex") {
+		t.Errorf("codex --wrap-mcp: %d %q", code, errs)
 	}
 }
 

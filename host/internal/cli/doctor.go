@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -21,8 +20,13 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
-	if len(pos) != 1 || pos[0] != "claude-code" {
-		fmt.Fprintln(env.Stderr, "ctxhook: supported harness: claude-code")
+	if len(pos) != 1 {
+		fmt.Fprintf(env.Stderr, "ctxhook: name a harness: %s\n", strings.Join(harnessNames(), ", "))
+		return 2
+	}
+	h, known := install.Harnesses[pos[0]]
+	if !known {
+		fmt.Fprintf(env.Stderr, "ctxhook: unknown harness %q (supported: %s)\n", pos[0], strings.Join(harnessNames(), ", "))
 		return 2
 	}
 	w := env.Stdout
@@ -74,15 +78,17 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 	}
 
-	fmt.Fprintln(w, "\nClaude Code")
+	fmt.Fprintln(w, "\n"+h.Title)
 	wiredAnywhere := map[string]bool{}
+	events := h.Events()
+	var wiredPaths []string
 	for _, scope := range []string{"user", "project"} {
-		path, err := settingsPath(env, scope)
+		path, err := settingsPath(env, h, scope)
 		if err != nil {
 			bad("%v", err)
 			continue
 		}
-		wired, cmds, err := claudeWiring(path)
+		wired, cmds, err := h.Wiring(path, executable())
 		switch {
 		case os.IsNotExist(err):
 			info("%s settings %s: not present", scope, path)
@@ -95,23 +101,35 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			info("%s settings %s: no ctxhook hooks", scope, path)
 			continue
 		}
-		for _, ev := range install.ClaudeEvents {
+		for _, ev := range events {
 			if wired[ev] {
 				wiredAnywhere[ev] = true
 			}
 		}
-		okf("%s settings %s: %d of %d hooks", scope, path, len(wired), len(install.ClaudeEvents))
+		wiredPaths = append(wiredPaths, path)
+		okf("%s settings %s: %d of %d hooks", scope, path, len(wired), len(events))
 		for _, c := range cmds {
 			bin := strings.Trim(strings.Fields(c)[0], `'"`)
 			if _, err := os.Stat(bin); err != nil && strings.Contains(bin, "/") {
-				bad("hook command points at a missing binary: %s (re-run 'ctxhook install claude-code')", bin)
+				bad("hook command points at a missing binary: %s (re-run 'ctxhook install %s')", bin, h.Name)
 				break
 			}
 		}
 	}
-	for _, ev := range install.ClaudeEvents {
+	for _, ev := range events {
 		if !wiredAnywhere[ev] {
-			bad("%s hook is not wired (run 'ctxhook install claude-code')", ev)
+			bad("%s hook is not wired (run 'ctxhook install %s')", ev, h.Name)
+		}
+	}
+	if h.Name == install.Codex.Name {
+		for _, path := range wiredPaths {
+			cfg := install.CodexConfigPath(path)
+			if install.CodexHooksDisabled(cfg) {
+				bad("%s turns hooks off ([features] hooks = false); run 'ctxhook install codex'", cfg)
+			}
+		}
+		if len(wiredPaths) > 0 {
+			info("Codex skips hooks you have not trusted: open /hooks in codex to review them")
 		}
 	}
 	if problems > 0 {
@@ -120,35 +138,4 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintln(w, "\nAll good.")
 	return 0
-}
-
-// claudeWiring reports which events of a settings file run ctxhook.
-func claudeWiring(path string) (map[string]bool, []string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	var s struct {
-		Hooks map[string][]struct {
-			Hooks []struct {
-				Command string `json:"command"`
-			} `json:"hooks"`
-		} `json:"hooks"`
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, nil, fmt.Errorf("not valid JSON: %v", err)
-	}
-	wired := map[string]bool{}
-	var cmds []string
-	for ev, groups := range s.Hooks {
-		for _, g := range groups {
-			for _, h := range g.Hooks {
-				if install.IsOurs(h.Command, executable()) {
-					wired[ev] = true
-					cmds = append(cmds, h.Command)
-				}
-			}
-		}
-	}
-	return wired, cmds, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 )
 
 type installFlags struct {
+	harness install.Harness
 	scope   string
 	dryRun  bool
 	wrapMCP bool
@@ -23,9 +25,9 @@ type installFlags struct {
 }
 
 func parseInstall(env Env, name, summary string, args []string) (installFlags, int, bool) {
-	flags := newFlags(env, name, "<harness> [--user|--project] [--dry-run] [--wrap-mcp [server...]]", summary)
-	user := flags.Bool("user", false, "the user's settings (~/.claude/settings.json, ~/.claude.json); the default")
-	project := flags.Bool("project", false, "this project's settings (.claude/settings.json, .mcp.json)")
+	flags := newFlags(env, name, "<harness> [--user|--project] [--dry-run] [--wrap-mcp [server...]]", summary+"\nHarnesses: "+strings.Join(harnessNames(), ", ")+".")
+	user := flags.Bool("user", false, "the user's settings (~/.claude, ~/.codex, ~/.gemini, ~/.cursor); the default")
+	project := flags.Bool("project", false, "this project's settings (.claude/, .codex/, .gemini/, .cursor/, .mcp.json)")
 	dry := flags.Bool("dry-run", false, "print the resulting files, change nothing")
 	wrap := flags.Bool("wrap-mcp", false, "also run MCP servers through `ctxhook proxy` (the named ones, or every stdio server)")
 	pos, code, ok := parse(flags, args)
@@ -36,43 +38,79 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		fmt.Fprintf(env.Stderr, "ctxhook: server names (%s) go with --wrap-mcp\n", strings.Join(pos[1:], " "))
 		return installFlags{}, 2, false
 	}
-	if len(pos) < 1 || pos[0] != "claude-code" {
-		fmt.Fprintln(env.Stderr, "ctxhook: supported harness: claude-code")
+	if len(pos) < 1 {
+		fmt.Fprintf(env.Stderr, "ctxhook: name a harness: %s\n", strings.Join(harnessNames(), ", "))
 		flags.Usage()
+		return installFlags{}, 2, false
+	}
+	h, known := install.Harnesses[pos[0]]
+	if !known {
+		fmt.Fprintf(env.Stderr, "ctxhook: unknown harness %q (supported: %s)\n", pos[0], strings.Join(harnessNames(), ", "))
+		return installFlags{}, 2, false
+	}
+	if *wrap && len(mcpTargets(h, "user", env)) == 0 {
+		fmt.Fprintf(env.Stderr, "ctxhook: --wrap-mcp is not available for %s: its hooks see result _meta, so the relay needs no proxy\n", h.Title)
 		return installFlags{}, 2, false
 	}
 	if *user && *project {
 		fmt.Fprintln(env.Stderr, "ctxhook: choose one of --user and --project")
 		return installFlags{}, 2, false
 	}
-	f := installFlags{scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:]}
+	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:]}
 	if *project {
 		f.scope = "project"
 	}
 	return f, 0, true
 }
 
-func settingsPath(env Env, scope string) (string, error) {
+func harnessNames() []string {
+	return slices.Sorted(maps.Keys(install.Harnesses))
+}
+
+func settingsPath(env Env, h install.Harness, scope string) (string, error) {
 	wd, _ := os.Getwd()
-	return install.ClaudeSettingsPath(scope, env.Getenv("HOME"), env.Getenv("CLAUDE_CONFIG_DIR"), wd)
+	return h.HooksPath(scope, env.Getenv, wd)
+}
+
+// mcpTargets lists where a harness keeps the MCP servers --wrap-mcp
+// rewrites; none for harnesses whose hooks see result _meta.
+func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
+	wd, _ := os.Getwd()
+	switch h.Name {
+	case install.Claude.Name:
+		return install.ClaudeMCPTargets(scope, env.Getenv("HOME"), wd)
+	case install.Gemini.Name:
+		path, err := settingsPath(env, h, scope)
+		if err != nil {
+			return nil
+		}
+		return []install.MCPTarget{{Path: path, Keys: []string{"mcpServers"}}}
+	}
+	return nil
 }
 
 func runInstall(ctx context.Context, env Env, args []string) int {
-	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into Claude Code. Idempotent; keeps a backup; never drops your own hooks.", args)
+	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; keeps a backup; never drops your own hooks.", args)
 	if !ok {
 		return code
 	}
-	path, err := settingsPath(env, f.scope)
+	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	plan, err := install.PlanClaude(path, executable(), true)
+	plan, err := install.PlanHooks(f.harness, path, executable(), true)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
 	if f.dryRun {
 		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be %s:\n", path, map[bool]string{true: "written", false: "left unchanged"}[plan.Changed])
 		env.Stdout.Write(plan.After)
+		if f.harness.Name == install.Codex.Name {
+			if fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), true); err == nil && fp.Changed {
+				fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written:\n", fp.Path)
+				env.Stdout.Write(fp.After)
+			}
+		}
 		if f.wrapMCP {
 			p, _ := resolvePaths(env)
 			return wrapMCP(env, f, p.Config, true)
@@ -85,12 +123,24 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	}
 	w := env.Stdout
 	if plan.Changed {
-		fmt.Fprintf(w, "Wired %d Claude Code hooks into %s\n", plan.Added, path)
+		fmt.Fprintf(w, "Wired %d %s hooks into %s\n", plan.Added, f.harness.Title, path)
 		if backup != "" {
 			fmt.Fprintf(w, "Previous file kept as %s\n", backup)
 		}
 	} else {
 		fmt.Fprintf(w, "Already installed in %s; nothing changed.\n", path)
+	}
+	if f.harness.Name == install.Codex.Name {
+		fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), true)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		if fp.Changed {
+			if _, err := fp.Apply(time.Now()); err != nil {
+				return fail(env, "%v", err)
+			}
+			fmt.Fprintf(w, "Turned hooks on in %s ([features] hooks = true)\n", fp.Path)
+		}
 	}
 	p, err := resolvePaths(env)
 	if err != nil {
@@ -116,9 +166,10 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(w, "\nCaptured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s:\n", p.Config)
 	fmt.Fprintln(w, "  [servers.<name>]\n  relay = true")
-	fmt.Fprintln(w, "Note: for relay-enabled servers, injecting the token also auto-approves the call")
-	fmt.Fprintln(w, "(Claude Code honours a changed input only with permissionDecision \"allow\").")
-	fmt.Fprintln(w, "Check the wiring any time with 'ctxhook doctor claude-code'.")
+	for _, line := range harnessNotes[f.harness.Name] {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
 }
 
@@ -127,17 +178,29 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
-	path, err := settingsPath(env, f.scope)
+	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	plan, err := install.PlanClaude(path, executable(), false)
+	plan, err := install.PlanHooks(f.harness, path, executable(), false)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
 	p, _ := resolvePaths(env)
 	if code := wrapMCP(env, f, p.Config, false); code != 0 {
 		return code
+	}
+	if f.harness.Name == install.Codex.Name && !f.dryRun {
+		fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), false)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		if fp.Changed {
+			if _, err := fp.Apply(time.Now()); err != nil {
+				return fail(env, "%v", err)
+			}
+			fmt.Fprintf(env.Stdout, "Took back the [features] lines ctxhook added to %s\n", fp.Path)
+		}
 	}
 	if f.dryRun {
 		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %d ctxhook hooks would be removed from %s:\n", plan.Removed, path)
@@ -155,6 +218,33 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(env.Stdout, "Removed %d ctxhook hooks from %s\nPrevious file kept as %s\n", plan.Removed, path, backup)
 	fmt.Fprintf(env.Stdout, "Captured data stays in %s (delete it by hand if you want it gone).\n", p.Data)
 	return 0
+}
+
+// harnessNotes are what a user of each harness must know after install.
+var harnessNotes = map[string][]string{
+	"claude-code": {
+		"Note: for relay-enabled servers, injecting the token also auto-approves the call",
+		"(Claude Code honours a changed input only with permissionDecision \"allow\").",
+		"Claude Code's hooks never see result _meta: for servers that return their token there,",
+		"run them through the proxy: 'ctxhook install claude-code --wrap-mcp <server>'.",
+	},
+	"codex": {
+		"IMPORTANT: Codex runs a new or changed hook only after you trust it. Start codex and",
+		"open /hooks to review and trust ctxhook's hooks; until then Codex skips them silently",
+		"('codex exec' included).",
+		"Note: for relay-enabled servers, injecting the token also approves the call",
+		"(Codex honours updatedInput only with permissionDecision \"allow\").",
+	},
+	"gemini": {
+		"Gemini CLI's hooks never see result _meta, so the relay cannot capture tokens there:",
+		"run relay servers through the proxy: 'ctxhook install gemini --wrap-mcp <server>'.",
+		"Hooks need hooksConfig.enabled (the default since Gemini CLI 0.26).",
+	},
+	"cursor": {
+		"Cursor names MCP tools without their server in preToolUse (\"MCP:<tool>\"). ctxhook",
+		"learns each tool's server from afterMCPExecution and injects a token only into tools",
+		"it has seen on exactly one relay server; see the README's Cursor section.",
+	},
 }
 
 // writeDefaultConfig writes the commented template unless a config exists.
@@ -181,9 +271,8 @@ func writeDefaultConfig(path string) (bool, error) {
 // wrapMCP wraps (or unwraps) Claude Code's MCP servers and marks them in
 // ctxhook's config, so that hooks leave their calls to the proxy.
 func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
-	wd, _ := os.Getwd()
 	var changed []string
-	for _, t := range install.ClaudeMCPTargets(f.scope, env.Getenv("HOME"), wd) {
+	for _, t := range mcpTargets(f.harness, f.scope, env) {
 		res, err := install.WrapMCP(t, executable(), f.servers, wrap)
 		if err != nil {
 			return fail(env, "%v", err)
@@ -210,7 +299,7 @@ func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
 	if wrap && len(f.servers) > 0 {
 		for _, s := range f.servers {
 			if !slices.Contains(changed, s) {
-				fmt.Fprintf(env.Stderr, "ctxhook: no stdio MCP server %q to wrap in Claude Code's %s config\n", s, f.scope)
+				fmt.Fprintf(env.Stderr, "ctxhook: no stdio MCP server %q to wrap in %s's %s config\n", s, f.harness.Title, f.scope)
 			}
 		}
 	}
@@ -229,7 +318,7 @@ func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
 	}
 	if wrap {
 		fmt.Fprintf(env.Stdout, "Marked them proxy = true in %s. To relay their session tokens, add relay = true\n", configPath)
-		fmt.Fprintln(env.Stdout, "to their [servers.<name>] sections. Restart Claude Code to pick up the change.")
+		fmt.Fprintf(env.Stdout, "to their [servers.<name>] sections. Restart %s to pick up the change.\n", f.harness.Title)
 	}
 	return 0
 }

@@ -279,4 +279,4 @@ func oneLine(s string) string {
 }
 
 // Harnesses lists the harnesses `ctxhook hook` accepts.
-var Harnesses = []string{abi.HarnessClaudeCode, abi.HarnessCodex}
+var Harnesses = []string{abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessGemini, abi.HarnessCursor}

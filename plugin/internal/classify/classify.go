@@ -53,6 +53,60 @@ var builtin = map[string]string{
 	"Agent":        abi.CategorySubagent,
 }
 
+// Built-in tool names of the other harnesses. Unknown names fall back to
+// CategoryTool, so a renamed tool is recorded, just less precisely.
+var (
+	gemini = map[string]string{
+		"read_file": abi.CategoryFileRead, "read_many_files": abi.CategoryFileRead,
+		"write_file": abi.CategoryFileEdit, "replace": abi.CategoryFileEdit,
+		"run_shell_command": abi.CategoryShell,
+		"web_fetch":         abi.CategoryWeb, "google_web_search": abi.CategoryWeb,
+		"glob": abi.CategorySearch, "search_file_content": abi.CategorySearch,
+		"grep_search": abi.CategorySearch, "list_directory": abi.CategorySearch,
+		"codebase_investigator": abi.CategorySubagent,
+	}
+	cursor = map[string]string{
+		"Read": abi.CategoryFileRead, "Write": abi.CategoryFileEdit, "Delete": abi.CategoryFileEdit,
+		"Shell": abi.CategoryShell, "Grep": abi.CategorySearch, "Glob": abi.CategorySearch,
+		"LS": abi.CategorySearch, "WebFetch": abi.CategoryWeb, "WebSearch": abi.CategoryWeb,
+		"Task": abi.CategorySubagent,
+	}
+	opencode = map[string]string{
+		"read": abi.CategoryFileRead, "write": abi.CategoryFileEdit, "edit": abi.CategoryFileEdit,
+		"patch": abi.CategoryFileEdit, "multiedit": abi.CategoryFileEdit,
+		"bash": abi.CategoryShell, "webfetch": abi.CategoryWeb, "websearch": abi.CategoryWeb,
+		"glob": abi.CategorySearch, "grep": abi.CategorySearch, "list": abi.CategorySearch,
+		"codesearch": abi.CategorySearch, "task": abi.CategorySubagent,
+	}
+)
+
+// GeminiTool returns the category of a Gemini CLI tool name.
+func GeminiTool(name string) string {
+	if strings.HasPrefix(name, "mcp_") {
+		return abi.CategoryMCP
+	}
+	return lookup(gemini, name)
+}
+
+// CursorTool returns the category of a Cursor tool name.
+func CursorTool(name string) string {
+	if strings.HasPrefix(name, "MCP:") {
+		return abi.CategoryMCP
+	}
+	return lookup(cursor, name)
+}
+
+// OpenCodeTool returns the category of an OpenCode built-in tool name.
+// OpenCode's MCP tool names carry no marker; its dialect decides those.
+func OpenCodeTool(name string) string { return lookup(opencode, name) }
+
+func lookup(table map[string]string, name string) string {
+	if c, ok := table[name]; ok {
+		return c
+	}
+	return abi.CategoryTool
+}
+
 // Tool returns the category of a tool name.
 func Tool(name string) string {
 	if strings.HasPrefix(name, "mcp__") {

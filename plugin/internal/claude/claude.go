@@ -11,10 +11,9 @@
 package claude
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
+
+	"github.com/ctxhook/ctxhook/plugin/internal/payload"
 )
 
 // Event names as Claude Code sends them in hook_event_name.
@@ -30,7 +29,7 @@ const (
 
 // ErrPayload wraps every parse failure, so hosts can tell "bad input" from
 // "ctxhook failed" with errors.Is.
-var ErrPayload = errors.New("claude: bad hook payload")
+var ErrPayload = payload.ErrPayload
 
 // Payload is the subset of a Claude Code hook input ctxhook reads. Unknown
 // fields are ignored, so newer Claude Code versions keep working.
@@ -65,21 +64,12 @@ func (p *Payload) Server() string {
 // for; when the payload names another, the payload wins (it is what
 // Claude Code actually fired) unless it names none.
 func Parse(raw []byte) (*Payload, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return nil, fmt.Errorf("%w: empty input", ErrPayload)
-	}
-	if raw[0] != '{' {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrPayload)
-	}
 	var p Payload
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPayload, err)
+	if err := payload.Decode(raw, &p); err != nil {
+		return nil, err
 	}
-	if len(p.ToolInput) > 0 && !bytes.Equal(p.ToolInput, []byte("null")) {
-		if t := bytes.TrimSpace(p.ToolInput); len(t) == 0 || t[0] != '{' {
-			return nil, fmt.Errorf("%w: tool_input is not an object", ErrPayload)
-		}
+	if err := payload.ObjectOrAbsent(p.ToolInput, "tool_input"); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }
@@ -115,13 +105,4 @@ type specific struct {
 	AdditionalContext  string          `json:"additionalContext,omitempty"`
 }
 
-func encode(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Only RawMessage fields can fail, and they come from Parse.
-		panic(err)
-	}
-	return b.String()
-}
+func encode(v any) string { return payload.Encode(v) }

@@ -1,16 +1,14 @@
 package engine
 
 import (
-	"slices"
+	"encoding/json"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/claude"
-	"github.com/ctxhook/ctxhook/plugin/internal/nudge"
-	"github.com/ctxhook/ctxhook/plugin/internal/relay"
 )
 
-// claudeHook is one Claude Code hook call.
+// claudeHook is one Claude Code (or Codex CLI) hook call.
 type claudeHook struct{ p *claude.Payload }
 
 func parseClaude(payload string) (dialect, error) {
@@ -26,13 +24,17 @@ func (h claudeHook) session() string { return orUnknown(h.p.SessionID) }
 func (h claudeHook) decide(d *decision, event string) {
 	p := h.p
 	if p.HookEventName != "" {
-		event = p.HookEventName // what Claude Code actually fired
+		event = p.HookEventName // what the harness actually fired
 	}
 	switch event {
 	case claude.PreToolUse:
-		h.preToolUse(d)
+		d.preTool(h.call(event), func(updated json.RawMessage) string {
+			return claude.PreToolUseAllow(updated, "")
+		})
 	case claude.PostToolUse, claude.PostToolUseFailure:
-		h.postToolUse(d, event)
+		d.postTool(h.call(event), func(text string) string {
+			return claude.AdditionalContext(event, text)
+		})
 	case claude.UserPromptSubmit:
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)
 	case claude.SessionStart:
@@ -44,88 +46,13 @@ func (h claudeHook) decide(d *decision, event string) {
 	}
 }
 
-// mcpTarget resolves server and tool of an MCP call.
-func (h claudeHook) mcpTarget() (server, tool string, ok bool) {
-	return classify.MCPName(h.p.ToolName, h.p.Server())
-}
-
-func (h claudeHook) preToolUse(d *decision) {
-	server, tool, ok := h.mcpTarget()
-	if !ok {
-		return
-	}
-	rs, ok := relay.Lookup(d.req.Config, server)
-	if !ok || rs.Proxy {
-		return // a proxied server's relay runs in the proxy
-	}
-	updated, skip := rs.Inject(tool, h.p.ToolInput, d.state.Tokens[server])
-	if skip != relay.SkipNone {
-		return
-	}
-	d.stdout = claude.PreToolUseAllow(updated, "")
-	d.tally(abi.TallyRelayed)
-}
-
-func (h claudeHook) postToolUse(d *decision, event string) {
+func (h claudeHook) call(event string) toolCall {
 	p := h.p
-	category := classify.Tool(p.ToolName)
-	server, _, isMCP := h.mcpTarget()
-	response := p.ToolResponse
+	c := toolCall{event: event, cwd: p.Cwd, tool: p.ToolName, toolUseID: p.ToolUseID,
+		category: classify.Tool(p.ToolName), input: p.ToolInput, response: p.ToolResponse}
+	c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
 	if event == claude.PostToolUseFailure {
-		category = abi.CategoryError
-		response = p.Error
+		c.failed, c.response = true, p.Error
 	}
-	// A server behind ctxhook's proxy is captured by the proxy, which sees
-	// the whole result: recording it here too would store it twice.
-	proxied := isMCP && d.req.Config.Servers[server].Proxy
-	if isMCP && event == claude.PostToolUse && !proxied {
-		if rs, ok := relay.Lookup(d.req.Config, server); ok {
-			// A new token joins state.known() and so is redacted below.
-			if tok, ok := rs.Capture(response); ok && d.state.setToken(server, tok) {
-				d.dirty = true
-				d.tally(abi.TallyCapture)
-			}
-		}
-	}
-	if !proxied {
-		ev := d.newEvent(event, category, p.Cwd)
-		ev.Tool, ev.Server, ev.ToolUseID = p.ToolName, server, p.ToolUseID
-		d.storeTool(ev, p.ToolInput, response)
-	}
-	if event != claude.PostToolUse {
-		return
-	}
-	if text, ok := nudgeFor(d, category, server, isMCP, len(response)); ok {
-		d.stdout = claude.AdditionalContext(event, text)
-		d.tally(abi.TallyNudges)
-	}
-}
-
-// nudgeFor applies the cadence: external MCP calls 1, N+1, 2N+1..., and
-// one reminder per session for large file reads and shell use. When state
-// could not be read, the periodic nudge fires: a spurious reminder costs a
-// few tokens, a silent one costs a re-fetch.
-func nudgeFor(d *decision, category, server string, isMCP bool, size int) (string, bool) {
-	if isMCP {
-		if server == classify.OwnServer {
-			return "", false
-		}
-		d.state.MCPCalls++
-		d.dirty = true
-		every := nudge.Every(d.req.Env[abi.EnvNudgeEvery])
-		if d.stateErr || nudge.Due(d.state.MCPCalls, every) {
-			return nudge.MCP, true
-		}
-		return "", false
-	}
-	text, ok := nudge.OneShot(category)
-	if !ok || slices.Contains(d.state.OneShots, category) {
-		return "", false
-	}
-	if category == abi.CategoryFileRead && size < nudge.LargeRead {
-		return "", false
-	}
-	d.state.OneShots = append(d.state.OneShots, category)
-	d.dirty = true
-	return text, true
+	return c
 }

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/redact"
@@ -27,10 +29,27 @@ type dialect interface {
 	decide(d *decision, event string)
 }
 
+// extraState is a dialect that needs state beyond the session's document.
+type extraState interface{ stateKeys() []string }
+
 func parse(harness, payload string) (dialect, error) {
+	d, err := parseAs(harness, payload)
+	if err != nil && !errors.Is(err, ErrHarness) {
+		err = fmt.Errorf("%s: %w", harness, err)
+	}
+	return d, err
+}
+
+func parseAs(harness, payload string) (dialect, error) {
 	switch harness {
 	case abi.HarnessClaudeCode, abi.HarnessCodex:
 		return parseClaude(payload)
+	case abi.HarnessGemini:
+		return parseGemini(payload)
+	case abi.HarnessCursor:
+		return parseCursor(payload)
+	case abi.HarnessOpenCode:
+		return parseOpenCode(payload)
 	case abi.HarnessMCPProxy:
 		return parseProxy(payload)
 	}
@@ -44,7 +63,11 @@ func Prepare(req abi.PrepareRequest) (abi.PrepareResponse, error) {
 	if err != nil {
 		return abi.PrepareResponse{}, err
 	}
-	return abi.PrepareResponse{StateKeys: []string{stateKey(p.session())}}, nil
+	keys := []string{stateKey(p.session())}
+	if x, ok := p.(extraState); ok {
+		keys = append(keys, x.stateKeys()...)
+	}
+	return abi.PrepareResponse{StateKeys: keys}, nil
 }
 
 // Handle decides one call.
@@ -76,6 +99,32 @@ type decision struct {
 	stdout   string
 	effects  []abi.Effect
 	tallies  []abi.Effect
+	// other holds state documents besides the session's, as written.
+	other map[string]string
+	tools map[string]string
+}
+
+// setState writes a state document other than the session's.
+func (d *decision) setState(key, value string) {
+	if d.other == nil {
+		d.other = map[string]string{}
+	}
+	d.other[key] = value
+}
+
+// toolServers is Cursor's learned tool-to-server map (empty when state
+// could not be read: then nothing is injected for an unnamed server).
+func (d *decision) toolServers() map[string]string {
+	if d.tools == nil {
+		d.tools = map[string]string{}
+		if !d.stateErr {
+			json.Unmarshal([]byte(d.req.State[cursorToolsKey]), &d.tools)
+		}
+		if d.tools == nil {
+			d.tools = map[string]string{}
+		}
+	}
+	return d.tools
 }
 
 func (d *decision) loadState() {
@@ -101,13 +150,17 @@ func (d *decision) redactor() *redact.Redactor {
 
 // storeTool records a tool call with its full response, redacted with
 // every token this session's relay knows.
-func (d *decision) storeTool(ev *abi.Event, args, response json.RawMessage) {
+// readable, when set, is the response in MCP result shape for the text.
+func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMessage) {
 	r := d.redactor()
 	a, n1 := r.String(compact(args))
 	body, n2 := r.String(string(response))
 	// The rendered text repeats the response: its redactions are the
 	// response's, not new ones.
-	text, _ := r.String(readableText(response))
+	if readable == nil {
+		readable = response
+	}
+	text, _ := r.String(readableText(readable))
 	ev.Args = a
 	ev.ResponseBytes = len(response)
 	ev.Redactions = n1 + n2
@@ -144,6 +197,9 @@ func (d *decision) response() abi.HandleResponse {
 	// State first: a captured token must survive even if the store fails.
 	if d.dirty {
 		effects = append(effects, abi.Effect{Op: abi.OpSetState, Key: stateKey(d.session), Value: d.state.encode()})
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.other)) {
+		effects = append(effects, abi.Effect{Op: abi.OpSetState, Key: k, Value: d.other[k]})
 	}
 	effects = append(effects, d.effects...)
 	effects = append(effects, d.tallies...)

@@ -43,17 +43,19 @@ func TestCapBytes(t *testing.T) {
 // returns valid JSON on stdout (or nothing) and well-formed effects, and
 // never leaks a known relay token into a stored event.
 func FuzzHandle(f *testing.F) {
-	files, _ := filepath.Glob("../../../testdata/payloads/claude-code/*/*.json")
-	codex, _ := filepath.Glob("../../../testdata/payloads/codex/*/*.json")
-	files = append(files, codex...)
-	for _, file := range files {
-		b, _ := os.ReadFile(file)
-		f.Add(b, "")
+	harnesses := []string{abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessGemini, abi.HarnessCursor, abi.HarnessOpenCode}
+	for i, h := range []string{"claude-code", "codex", "gemini", "cursor", "opencode"} {
+		files, _ := filepath.Glob("../../../testdata/payloads/" + h + "/*/*.json")
+		for _, file := range files {
+			b, _ := os.ReadFile(file)
+			f.Add(b, "", uint8(i))
+		}
 	}
-	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__wf__step","tool_response":[{"type":"text","text":"{\"session_token\":\"tok_fuzz_0123456789\"}"}]}`), "3")
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__wf__step","tool_response":[{"type":"text","text":"{\"session_token\":\"tok_fuzz_0123456789\"}"}]}`), "3", uint8(0))
+	f.Add([]byte(`{"hook":"tool.execute.after","input":{"tool":"wf_step","sessionID":"s","args":{}},"output":{"content":[],"_meta":{"session_token":"tok_fuzz_0123456789"}}}`), "", uint8(4))
 	const known = "tok_known_0123456789abcdef"
-	f.Fuzz(func(t *testing.T, payload []byte, every string) {
-		req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload),
+	f.Fuzz(func(t *testing.T, payload []byte, every string, harness uint8) {
+		req := abi.HandleRequest{Harness: harnesses[int(harness)%len(harnesses)], Payload: string(payload),
 			Config: abi.Config{Servers: map[string]abi.ServerConfig{"wf": {Relay: true}, "tickets": {Relay: true}}},
 			Env:    map[string]string{abi.EnvNudgeEvery: every}}
 		prep, err := Prepare(abi.PrepareRequest{Harness: req.Harness, Payload: req.Payload})

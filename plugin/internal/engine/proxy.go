@@ -104,5 +104,5 @@ func (c proxyCall) response(d *decision) {
 	ev.Server = server
 	ev.Tool = "mcp__" + server + "__" + call.Tool
 	ev.ToolUseID = string(res.Msg["id"])
-	d.storeTool(ev, call.Args, response)
+	d.storeTool(ev, call.Args, response, nil)
 }

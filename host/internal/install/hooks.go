@@ -21,8 +21,76 @@ import (
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 )
 
-// ClaudeEvents are the Claude Code hook events ctxhook installs, in order.
-var ClaudeEvents = []string{"PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "SessionStart", "Stop"}
+// Harness describes how one harness keeps its command hooks. The units,
+// matchers and event names each harness wants live in its template under
+// harness-configs/, so they are encoded once, not in the user's head.
+type Harness struct {
+	// Name is the harness as `ctxhook hook <name>` takes it.
+	Name string
+	// Title names it for people.
+	Title string
+	// Template is the file in harness-configs holding ctxhook's hooks.
+	Template string
+	// Flat is true when hooks.<event> lists handlers directly (Cursor)
+	// rather than matcher groups with their own "hooks" list.
+	Flat bool
+}
+
+// The harnesses with command hooks.
+var (
+	Claude = Harness{Name: "claude-code", Title: "Claude Code", Template: "claude-code/settings.json"}
+	Codex  = Harness{Name: "codex", Title: "Codex CLI", Template: "codex/hooks.json"}
+	Gemini = Harness{Name: "gemini", Title: "Gemini CLI", Template: "gemini/settings.json"}
+	Cursor = Harness{Name: "cursor", Title: "Cursor", Template: "cursor/hooks.json", Flat: true}
+)
+
+// Harnesses lists them by name.
+var Harnesses = map[string]Harness{Claude.Name: Claude, Codex.Name: Codex, Gemini.Name: Gemini, Cursor.Name: Cursor}
+
+// HooksPath returns the file a harness reads hooks from, for a scope:
+// "user" (in the home directory, or the directory the harness's own
+// environment variable names) or "project" (under dir).
+func (h Harness) HooksPath(scope string, getenv func(string) string, dir string) (string, error) {
+	home := getenv("HOME")
+	var user, project string
+	switch h.Name {
+	case Claude.Name:
+		user, project = filepath.Join(home, ".claude", "settings.json"), filepath.Join(dir, ".claude", "settings.json")
+		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			user = filepath.Join(d, "settings.json")
+		}
+	case Codex.Name:
+		user, project = filepath.Join(home, ".codex", "hooks.json"), filepath.Join(dir, ".codex", "hooks.json")
+		if d := getenv("CODEX_HOME"); d != "" {
+			user = filepath.Join(d, "hooks.json")
+		}
+	case Gemini.Name:
+		user, project = filepath.Join(home, ".gemini", "settings.json"), filepath.Join(dir, ".gemini", "settings.json")
+	case Cursor.Name:
+		user, project = filepath.Join(home, ".cursor", "hooks.json"), filepath.Join(dir, ".cursor", "hooks.json")
+	default:
+		return "", fmt.Errorf("install: unknown harness %q", h.Name)
+	}
+	switch scope {
+	case "user":
+		if home == "" && !strings.HasPrefix(user, "/") {
+			return "", errors.New("install: HOME is not set")
+		}
+		return user, nil
+	case "project":
+		return project, nil
+	}
+	return "", fmt.Errorf("install: unknown scope %q (want user or project)", scope)
+}
+
+// Events lists the events ctxhook wires for the harness, in order.
+func (h Harness) Events() []string {
+	tmpl, _, err := h.template("ctxhook")
+	if err != nil {
+		return nil
+	}
+	return tmpl.keys
+}
 
 // Plan is the outcome of an install or uninstall computed without writing.
 type Plan struct {
@@ -34,29 +102,11 @@ type Plan struct {
 	Removed int // hook entries of ctxhook's removed
 }
 
-// ClaudeSettingsPath returns the settings file for a scope: "user"
-// (~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json) or
-// "project" (.claude/settings.json under dir).
-func ClaudeSettingsPath(scope, home, claudeConfigDir, dir string) (string, error) {
-	switch scope {
-	case "user":
-		if claudeConfigDir != "" {
-			return filepath.Join(claudeConfigDir, "settings.json"), nil
-		}
-		if home == "" {
-			return "", errors.New("install: HOME is not set")
-		}
-		return filepath.Join(home, ".claude", "settings.json"), nil
-	case "project":
-		return filepath.Join(dir, ".claude", "settings.json"), nil
-	}
-	return "", fmt.Errorf("install: unknown scope %q (want user or project)", scope)
-}
-
-// PlanClaude computes the settings file with ctxhook's hooks (install=true)
-// or without them (install=false). exe is the ctxhook binary's path; its
-// entries are recognised as ctxhook's even if the binary is renamed.
-func PlanClaude(path, exe string, install bool) (Plan, error) {
+// PlanHooks computes the harness's hooks file with ctxhook's hooks
+// (install=true) or without them (install=false). exe is the ctxhook
+// binary's path; its entries are recognised as ctxhook's even if the
+// binary is renamed.
+func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 	p := Plan{Path: path}
 	before, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -78,7 +128,7 @@ func PlanClaude(path, exe string, install bool) (Plan, error) {
 	// Always remove first: a re-install after the binary moved rewrites the
 	// command instead of adding a second copy.
 	for _, ev := range append([]string(nil), hooks.keys...) {
-		groups, removed, err := withoutOurs(hooks.vals[ev], exe)
+		groups, removed, err := h.withoutOurs(hooks.vals[ev], exe)
 		if err != nil {
 			return p, fmt.Errorf("install: %s: hooks.%s: %v; nothing was changed", path, ev, err)
 		}
@@ -93,9 +143,16 @@ func PlanClaude(path, exe string, install bool) (Plan, error) {
 		}
 	}
 	if install {
-		tmpl, err := claudeTemplate(exe)
+		tmpl, top, err := h.template(exe)
 		if err != nil {
 			return p, err
+		}
+		// Keys the harness needs beside hooks (Cursor's "version") are
+		// added when missing and never changed or removed.
+		for _, k := range top.keys {
+			if _, ok := settings.get(k); !ok && k != "hooks" {
+				settings.set(k, top.vals[k])
+			}
 		}
 		for _, ev := range tmpl.keys {
 			var mine []json.RawMessage
@@ -168,29 +225,45 @@ func (p Plan) Apply(now time.Time) (backup string, err error) {
 	return backup, nil
 }
 
-func claudeTemplate(exe string) (*object, error) {
-	b, err := harnessconfigs.FS.ReadFile("claude-code/settings.json")
+// template returns ctxhook's hooks for the harness (and the template's
+// whole top-level object) with exe filled in.
+func (h Harness) template(exe string) (hooks, top *object, err error) {
+	b, err := harnessconfigs.FS.ReadFile(h.Template)
 	if err != nil {
-		return nil, fmt.Errorf("install: %w", err)
+		return nil, nil, fmt.Errorf("install: %w", err)
 	}
 	// The command is a JSON string: insert the quoted path JSON-escaped.
 	esc, _ := json.Marshal(ShellQuote(exe))
 	b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder), esc[1:len(esc)-1])
 	root, err := parseObject(b)
 	if err != nil {
-		return nil, fmt.Errorf("install: template: %w", err)
+		return nil, nil, fmt.Errorf("install: template: %w", err)
 	}
 	raw, _ := root.get("hooks")
-	return parseObject(raw)
+	hooks, err = parseObject(raw)
+	return hooks, root, err
 }
 
 // withoutOurs removes ctxhook's handlers from one event's matcher groups and
 // drops groups left empty by that. User handlers are kept byte for byte.
-func withoutOurs(raw json.RawMessage, exe string) (groups []json.RawMessage, removed int, err error) {
+func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.RawMessage, removed int, err error) {
 	if err := json.Unmarshal(raw, &groups); err != nil {
 		return nil, 0, errors.New("not a list")
 	}
 	out := groups[:0:0]
+	if h.Flat {
+		for _, g := range groups {
+			var cmd struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(g, &cmd) == nil && IsOurs(cmd.Command, exe, h.Name) {
+				removed++
+				continue
+			}
+			out = append(out, g)
+		}
+		return out, removed, nil
+	}
 	for _, g := range groups {
 		group, err := parseObject(g)
 		if err != nil {
@@ -204,15 +277,15 @@ func withoutOurs(raw json.RawMessage, exe string) (groups []json.RawMessage, rem
 			continue
 		}
 		kept := handlers[:0:0]
-		for _, h := range handlers {
+		for _, hd := range handlers {
 			var cmd struct {
 				Command string `json:"command"`
 			}
-			if json.Unmarshal(h, &cmd) == nil && IsOurs(cmd.Command, exe) {
+			if json.Unmarshal(hd, &cmd) == nil && IsOurs(cmd.Command, exe, h.Name) {
 				removed++
 				continue
 			}
-			kept = append(kept, h)
+			kept = append(kept, hd)
 		}
 		if len(kept) == len(handlers) {
 			out = append(out, g)
@@ -227,14 +300,14 @@ func withoutOurs(raw json.RawMessage, exe string) (groups []json.RawMessage, rem
 	return out, removed, nil
 }
 
-// IsOurs reports whether a hook command runs `ctxhook hook claude-code`:
-// a binary named ctxhook, or exe (the running binary, whatever its name).
-func IsOurs(command, exe string) bool {
+// IsOurs reports whether a hook command runs `ctxhook hook <harness>`: a
+// binary named ctxhook, or exe (the running binary, whatever its name).
+func IsOurs(command, exe, harness string) bool {
 	f := strings.Fields(command)
 	for i := 0; i+2 < len(f); i++ {
 		bin := strings.Trim(f[i], `'"`)
 		named := bin == "ctxhook" || strings.HasSuffix(bin, "/ctxhook") || (exe != "" && bin == exe)
-		if named && f[i+1] == "hook" && f[i+2] == "claude-code" {
+		if named && f[i+1] == "hook" && f[i+2] == harness {
 			return true
 		}
 	}
@@ -265,4 +338,47 @@ func (o *object) normal() []byte {
 	var b bytes.Buffer
 	json.Compact(&b, o.raw())
 	return b.Bytes()
+}
+
+// Wiring reports which events of a harness's hooks file run ctxhook, and
+// the commands they run.
+func (h Harness) Wiring(path, exe string) (map[string]bool, []string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var s struct {
+		Hooks map[string][]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, nil, fmt.Errorf("not valid JSON: %v", err)
+	}
+	type handler struct {
+		Command string `json:"command"`
+	}
+	wired := map[string]bool{}
+	var cmds []string
+	for ev, entries := range s.Hooks {
+		for _, e := range entries {
+			var handlers []handler
+			if h.Flat {
+				var one handler
+				json.Unmarshal(e, &one)
+				handlers = []handler{one}
+			} else {
+				var g struct {
+					Hooks []handler `json:"hooks"`
+				}
+				json.Unmarshal(e, &g)
+				handlers = g.Hooks
+			}
+			for _, hd := range handlers {
+				if IsOurs(hd.Command, exe, h.Name) {
+					wired[ev] = true
+					cmds = append(cmds, hd.Command)
+				}
+			}
+		}
+	}
+	return wired, cmds, nil
 }

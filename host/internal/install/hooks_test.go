@@ -1,0 +1,255 @@
+package install
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const userSettings = `{
+  "model": "opus",
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Bash", "hooks": [ { "type": "command", "command": "my-guard.sh" } ] }
+    ],
+    "Notification": [ { "hooks": [ { "type": "command", "command": "notify-send hi" } ] } ]
+  },
+  "permissions": { "allow": ["Read"] }
+}
+`
+
+func write(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	if content != "" {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o640); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func apply(t *testing.T, path string, h Harness, exe string, install bool) Plan {
+	t.Helper()
+	p, err := PlanHooks(h, path, exe, install)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Apply(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
+	path := write(t, userSettings)
+	p := apply(t, path, Claude, "/opt/bin/ctxhook", true)
+	if !p.Changed || p.Added != len(Claude.Events()) {
+		t.Fatalf("first install: changed=%v added=%d", p.Changed, p.Added)
+	}
+	got, _ := os.ReadFile(path)
+	s := string(got)
+	for _, want := range []string{`"model": "opus"`, "my-guard.sh", "notify-send hi", `"allow"`,
+		`"command": "/opt/bin/ctxhook hook claude-code PreToolUse"`, `"matcher": "mcp__.*"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %s in\n%s", want, s)
+		}
+	}
+	// Key order of the user's file survives.
+	if strings.Index(s, `"model"`) > strings.Index(s, `"hooks"`) || strings.Index(s, `"hooks"`) > strings.Index(s, `"permissions"`) {
+		t.Errorf("key order changed:\n%s", s)
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+		t.Errorf("mode changed to %v", fi.Mode().Perm())
+	}
+	backups, _ := filepath.Glob(path + ".ctxhook-backup-*")
+	if len(backups) != 1 {
+		t.Fatalf("backups = %v", backups)
+	}
+	if b, _ := os.ReadFile(backups[0]); string(b) != userSettings {
+		t.Errorf("backup differs from the original")
+	}
+	// Second install: nothing changes, no new backup.
+	p2 := apply(t, path, Claude, "/opt/bin/ctxhook", true)
+	again, _ := os.ReadFile(path)
+	if p2.Changed || string(again) != s {
+		t.Errorf("second install changed the file")
+	}
+	if b, _ := filepath.Glob(path + ".ctxhook-backup-*"); len(b) != 1 {
+		t.Errorf("second install made a backup")
+	}
+	// A moved binary replaces the commands instead of duplicating them.
+	apply(t, path, Claude, "/new place/ctxhook", true)
+	moved, _ := os.ReadFile(path)
+	if n := strings.Count(string(moved), "hook claude-code PreToolUse"); n != 1 {
+		t.Errorf("%d PreToolUse entries after moving the binary", n)
+	}
+	if !strings.Contains(string(moved), `'/new place/ctxhook' hook claude-code`) {
+		t.Errorf("path with a space not shell-quoted:\n%s", moved)
+	}
+	// Uninstall leaves exactly the user's content.
+	u := apply(t, path, Claude, "/opt/bin/ctxhook", false)
+	if u.Removed != len(Claude.Events()) {
+		t.Errorf("removed %d", u.Removed)
+	}
+	after, _ := os.ReadFile(path)
+	if !sameJSON(t, after, []byte(userSettings)) {
+		t.Errorf("uninstall left\n%s\nwant\n%s", after, userSettings)
+	}
+}
+
+func TestInstallIntoMissingFile(t *testing.T) {
+	path := write(t, "")
+	p := apply(t, path, Claude, "/bin/ctxhook", true)
+	if !p.Changed {
+		t.Fatal("not changed")
+	}
+	var v map[string]map[string][]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &v); err != nil || len(v["hooks"]) != len(Claude.Events()) {
+		t.Fatalf("settings = %s (%v)", b, err)
+	}
+	u := apply(t, path, Claude, "/opt/bin/ctxhook", false)
+	if b, _ := os.ReadFile(path); !u.Changed || strings.TrimSpace(string(b)) != "{}" {
+		t.Errorf("after uninstall: %s", b)
+	}
+}
+
+func TestRefusesInvalidJSON(t *testing.T) {
+	path := write(t, `{"hooks": [`)
+	if _, err := PlanHooks(Claude, path, "/bin/ctxhook", true); err == nil || !strings.Contains(err.Error(), "nothing was changed") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestIsOurs(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"/usr/bin/ctxhook hook claude-code PreToolUse": true,
+		"'/a b/ctxhook' hook claude-code Stop":         true,
+		"ctxhook hook claude-code SessionStart":        true,
+		"my-ctxhook hook claude-code Stop":             false,
+		"ctxhook search x":                             false,
+		"node hook.mjs PreToolUse":                     false,
+		"/opt/renamed/ch hook claude-code Stop":        true,  // the running binary
+		"ctxhook hook codex PreToolUse":                false, // another harness's
+	} {
+		if IsOurs(cmd, "/opt/renamed/ch", "claude-code") != want {
+			t.Errorf("IsOurs(%q) = %v", cmd, !want)
+		}
+	}
+}
+
+func sameJSON(t *testing.T, a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}
+
+// TestEveryHarnessRoundTrip: for each harness, install into a file holding
+// the user's own hooks in that harness's format, check the result has
+// every event with the harness's units and matchers, install again (no
+// change), and uninstall (exactly the user's file back).
+func TestEveryHarnessRoundTrip(t *testing.T) {
+	tests := []struct {
+		h     Harness
+		user  string
+		wants []string
+	}{
+		{Codex, `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"guard.sh","timeout":5}]}]}}`,
+			[]string{`"matcher": "mcp__.*"`, `"command": "/opt/ctxhook hook codex PreToolUse"`, `"timeout": 30`}},
+		{Gemini, `{"general":{"disableAutoUpdate":true},"hooks":{"BeforeTool":[{"matcher":"run_shell_command","hooks":[{"type":"command","command":"guard.sh"}]}]},"mcpServers":{"x":{"command":"x"}}}`,
+			[]string{`"matcher": "mcp_.*"`, `"command": "/opt/ctxhook hook gemini BeforeTool"`, `"timeout": 30000`, `"disableAutoUpdate": true`}},
+		{Cursor, `{"version":1,"hooks":{"preToolUse":[{"command":"guard.sh","matcher":"Shell"}]}}`,
+			[]string{`"matcher": "MCP:.*"`, `"command": "/opt/ctxhook hook cursor preToolUse"`, `"command": "/opt/ctxhook hook cursor afterMCPExecution"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.h.Name, func(t *testing.T) {
+			path := write(t, tt.user)
+			p := apply(t, path, tt.h, "/opt/ctxhook", true)
+			events := tt.h.Events()
+			if len(events) < 4 || p.Added != len(events) {
+				t.Fatalf("added %d of events %v", p.Added, events)
+			}
+			got, _ := os.ReadFile(path)
+			for _, w := range append(tt.wants, "guard.sh") {
+				if !strings.Contains(string(got), w) {
+					t.Errorf("missing %s in\n%s", w, got)
+				}
+			}
+			for _, ev := range events {
+				if !strings.Contains(string(got), "hook "+tt.h.Name+" "+ev+`"`) {
+					t.Errorf("event %s not wired", ev)
+				}
+			}
+			if p2 := apply(t, path, tt.h, "/opt/ctxhook", true); p2.Changed {
+				t.Error("second install changed the file")
+			}
+			u := apply(t, path, tt.h, "/opt/ctxhook", false)
+			after, _ := os.ReadFile(path)
+			if u.Removed != len(events) || !sameJSON(t, after, []byte(tt.user)) {
+				t.Errorf("uninstall removed %d, left\n%s", u.Removed, after)
+			}
+		})
+	}
+}
+
+func TestCursorNewFileGetsVersion(t *testing.T) {
+	path := write(t, "")
+	apply(t, path, Cursor, "/opt/ctxhook", true)
+	var v struct {
+		Version int                         `json:"version"`
+		Hooks   map[string][]map[string]any `json:"hooks"`
+	}
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &v); err != nil || v.Version != 1 || v.Hooks["preToolUse"][0]["timeout"] != float64(30) {
+		t.Fatalf("hooks.json = %s (%v)", b, err)
+	}
+}
+
+func TestCodexFeatures(t *testing.T) {
+	tests := []struct{ name, before, installed string }{
+		{"no file", "", "[features] # added by ctxhook\nhooks = true # added by ctxhook\n"},
+		{"other tables", "model = \"o4\"\n\n[mcp_servers.x]\ncommand = \"x\"\n",
+			"model = \"o4\"\n\n[mcp_servers.x]\ncommand = \"x\"\n\n[features] # added by ctxhook\nhooks = true # added by ctxhook\n"},
+		{"features without hooks", "[features]\nplugins = false\n[other]\n",
+			"[features]\nhooks = true # added by ctxhook\nplugins = false\n[other]\n"},
+		{"already on", "[features]\nhooks = true\n", "[features]\nhooks = true\n"},
+		{"user turned off", "[features]\nhooks = false # not yet\n",
+			"[features]\nhooks = true # added by ctxhook (was: hooks = false # not yet)\n"},
+		{"hooks key in another table", "[other]\nhooks = false\n",
+			"[other]\nhooks = false\n\n[features] # added by ctxhook\nhooks = true # added by ctxhook\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.toml")
+			if tt.before != "" {
+				os.WriteFile(path, []byte(tt.before), 0o600)
+			}
+			for i := 0; i < 2; i++ { // the second install changes nothing
+				p, err := PlanCodexFeatures(path, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(p.After) != tt.installed || (i == 1 && p.Changed) {
+					t.Fatalf("install %d:\n%s\nwant\n%s", i, p.After, tt.installed)
+				}
+				p.Apply(time.Now())
+			}
+			if CodexHooksDisabled(path) {
+				t.Error("hooks still disabled after install")
+			}
+			u, _ := PlanCodexFeatures(path, false)
+			if string(u.After) != tt.before {
+				t.Fatalf("uninstall:\n%q\nwant\n%q", u.After, tt.before)
+			}
+		})
+	}
+}
