@@ -11,7 +11,7 @@ FUZZTIME ?= 15s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: all build plugin verify.wasm demo test unit e2e fuzz bench vet check clean
+.PHONY: all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -38,8 +38,16 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-unit: ## unit, conformance and differential tests
+unit: adapters ## unit, conformance and differential tests (Go, then the JS adapters on Node)
 	$(GO) test -count=1 ./...
+	$(MAKE) js
+
+js: build adapters ## the JS adapters' tests: conformance corpus, OpenCode loader, Agent SDK callbacks
+	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) NODE_NO_WARNINGS=1 node --test core/test/ opencode/test/ agent-sdk/test/
+
+adapters: adapters/node_modules/.package-lock.json ## install the JS adapters' one dependency (@extism/extism)
+adapters/node_modules/.package-lock.json: adapters/package-lock.json
+	cd adapters && npm ci --no-audit --no-fund
 
 e2e: ## real-client end-to-end tests: install pinned clients (network), then run offline
 	CTXHOOK_E2E_PREPARE=1 $(GO) test -count=1 ./e2e/

@@ -279,3 +279,63 @@ func TestWrapMCP(t *testing.T) {
 		t.Errorf("config still marks the server proxied:\n%s", cfg)
 	}
 }
+
+func TestInstallOpenCode(t *testing.T) {
+	e := newEnv(t)
+	dir := filepath.Join(e.vars["HOME"], ".config", "opencode")
+	os.MkdirAll(dir, 0o755)
+	userPkg := `{"dependencies":{"@opencode-ai/plugin":"1.18.33"}}`
+	os.WriteFile(filepath.Join(dir, "package.json"), []byte(userPkg), 0o644)
+	if out, _, code := e.run(t, nil, "doctor", "opencode"); code != 1 || !strings.Contains(out, "not installed") {
+		t.Fatalf("doctor before: %d\n%s", code, out)
+	}
+	out, errs, code := e.run(t, nil, "install", "opencode")
+	if code != 0 || !strings.Contains(out, "Wrote "+filepath.Join(dir, "plugins", "ctxhook.js")) {
+		t.Fatalf("install: %d\n%s\n%s", code, out, errs)
+	}
+	plugin, _ := os.ReadFile(filepath.Join(dir, "plugins", "ctxhook.js"))
+	if !strings.Contains(string(plugin), filepath.Join(dir, "ctxhook", "plugin.wasm")) {
+		t.Errorf("plugin does not name the installed wasm")
+	}
+	pkg, _ := os.ReadFile(filepath.Join(dir, "package.json"))
+	if !strings.Contains(string(pkg), `"@extism/extism": "1.0.3"`) || !strings.Contains(string(pkg), "@opencode-ai/plugin") {
+		t.Errorf("package.json: %s", pkg)
+	}
+	if out, _, _ := e.run(t, nil, "install", "opencode"); !strings.Contains(out, "Already installed") {
+		t.Errorf("second install:\n%s", out)
+	}
+	if out, _, code := e.run(t, nil, "doctor", "opencode"); code != 0 || !strings.Contains(out, "plugin.wasm matches") {
+		t.Errorf("doctor after: %d\n%s", code, out)
+	}
+	// A file of the user's at the same path is never overwritten.
+	e2 := newEnv(t)
+	mine := filepath.Join(e2.vars["HOME"], ".config", "opencode", "plugins", "ctxhook.js")
+	os.MkdirAll(filepath.Dir(mine), 0o755)
+	os.WriteFile(mine, []byte("export const Mine = async () => ({})\n"), 0o644)
+	if _, errs, code := e2.run(t, nil, "install", "opencode"); code == 0 || !strings.Contains(errs, "not written by ctxhook") {
+		t.Errorf("overwrote a user's file: %d %q", code, errs)
+	}
+	out, _, code = e.run(t, nil, "uninstall", "opencode")
+	if code != 0 || !strings.Contains(out, "Removed @extism/extism") {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	pkg, _ = os.ReadFile(filepath.Join(dir, "package.json"))
+	if !sameJSONText(string(pkg), userPkg) {
+		t.Errorf("package.json after uninstall: %s", pkg)
+	}
+	for _, p := range []string{"plugins/ctxhook.js", "ctxhook"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+}
+
+func sameJSONText(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return string(xa) == string(ya)
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -25,6 +26,9 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		return 2
 	}
 	h, known := install.Harnesses[pos[0]]
+	if pos[0] == install.OpenCode.Name {
+		h, known = install.OpenCode, true
+	}
 	if !known {
 		fmt.Fprintf(env.Stderr, "ctxhook: unknown harness %q (supported: %s)\n", pos[0], strings.Join(harnessNames(), ", "))
 		return 2
@@ -79,6 +83,10 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	}
 
 	fmt.Fprintln(w, "\n"+h.Title)
+	if h.Name == install.OpenCode.Name {
+		doctorOpenCode(env, okf, bad, info)
+		return finish(w, problems)
+	}
 	wiredAnywhere := map[string]bool{}
 	events := h.Events()
 	var wiredPaths []string
@@ -132,10 +140,50 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			info("Codex skips hooks you have not trusted: open /hooks in codex to review them")
 		}
 	}
+	return finish(w, problems)
+}
+
+func finish(w io.Writer, problems int) int {
 	if problems > 0 {
 		fmt.Fprintf(w, "\n%s to fix.\n", plural(int64(problems), "thing", "things"))
 		return 1
 	}
 	fmt.Fprintln(w, "\nAll good.")
 	return 0
+}
+
+func doctorOpenCode(env Env, okf, bad, info func(string, ...any)) {
+	wd, _ := os.Getwd()
+	found := false
+	for _, scope := range []string{"user", "project"} {
+		dir, err := install.OpenCodeDir(scope, env.Getenv, wd)
+		if err != nil {
+			bad("%v", err)
+			continue
+		}
+		f := install.OpenCodePaths(dir)
+		s := install.CheckOpenCode(f, plugin.Wasm)
+		if !s.Plugin {
+			info("%s config %s: no ctxhook plugin", scope, dir)
+			continue
+		}
+		found = true
+		okf("%s plugin %s", scope, f.Plugin)
+		if s.WasmCurrent {
+			okf("plugin.wasm matches this binary's")
+		} else {
+			bad("%s is missing or from another ctxhook version (re-run 'ctxhook install opencode')", f.Wasm)
+		}
+		switch {
+		case s.DependencyInstalled:
+			okf("@extism/extism installed in %s", dir)
+		case s.Dependency:
+			info("@extism/extism is listed in %s; OpenCode installs it on start (offline: npm install there)", f.PackageJSON)
+		default:
+			bad("@extism/extism is not in %s (re-run 'ctxhook install opencode')", f.PackageJSON)
+		}
+	}
+	if !found {
+		bad("the ctxhook plugin is not installed (run 'ctxhook install opencode')")
+	}
 }

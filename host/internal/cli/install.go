@@ -14,6 +14,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/plugin"
 )
 
 type installFlags struct {
@@ -44,6 +45,9 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, 2, false
 	}
 	h, known := install.Harnesses[pos[0]]
+	if pos[0] == install.OpenCode.Name {
+		h, known = install.OpenCode, true
+	}
 	if !known {
 		fmt.Fprintf(env.Stderr, "ctxhook: unknown harness %q (supported: %s)\n", pos[0], strings.Join(harnessNames(), ", "))
 		return installFlags{}, 2, false
@@ -64,7 +68,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 }
 
 func harnessNames() []string {
-	return slices.Sorted(maps.Keys(install.Harnesses))
+	return append(slices.Sorted(maps.Keys(install.Harnesses)), install.OpenCode.Name)
 }
 
 func settingsPath(env Env, h install.Harness, scope string) (string, error) {
@@ -93,6 +97,9 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; keeps a backup; never drops your own hooks.", args)
 	if !ok {
 		return code
+	}
+	if f.harness.Name == install.OpenCode.Name {
+		return installOpenCode(ctx, env, f, true)
 	}
 	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
@@ -178,6 +185,9 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
+	if f.harness.Name == install.OpenCode.Name {
+		return installOpenCode(ctx, env, f, false)
+	}
 	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
 		return fail(env, "%v", err)
@@ -217,6 +227,52 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintf(env.Stdout, "Removed %d ctxhook hooks from %s\nPrevious file kept as %s\n", plan.Removed, path, backup)
 	fmt.Fprintf(env.Stdout, "Captured data stays in %s (delete it by hand if you want it gone).\n", p.Data)
+	return 0
+}
+
+// installOpenCode writes or removes the OpenCode plugin.
+func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int {
+	wd, _ := os.Getwd()
+	dir, err := install.OpenCodeDir(f.scope, env.Getenv, wd)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	files := install.OpenCodePaths(dir)
+	if f.dryRun {
+		verb := map[bool]string{true: "write", false: "remove"}[add]
+		fmt.Fprintf(env.Stdout, "dry run: would %s %s and %s, and %s @extism/extism %s in %s\n", verb, files.Plugin, files.Wasm,
+			map[bool]string{true: "add", false: "remove (if ctxhook added it)"}[add], install.ExtismVersion, files.PackageJSON)
+		return 0
+	}
+	done, err := install.InstallOpenCode(files, executable(), plugin.Wasm, add, time.Now())
+	for _, d := range done {
+		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
+	}
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	w := env.Stdout
+	if !add {
+		if len(done) == 0 {
+			fmt.Fprintf(w, "No ctxhook plugin in %s; nothing changed.\n", dir)
+		}
+		return 0
+	}
+	if len(done) == 0 {
+		fmt.Fprintf(w, "Already installed in %s; nothing changed.\n", dir)
+	}
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if created, err := writeDefaultConfig(p.Config); err == nil && created {
+		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
+	}
+	fmt.Fprintf(w, "\nOpenCode installs @extism/extism into %s on its next start (bun install).\n", dir)
+	fmt.Fprintf(w, "Offline, or to do it now: (cd %s && npm install)\n", install.ShellQuote(dir))
+	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
+	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
+	fmt.Fprintln(w, "Check the wiring any time with 'ctxhook doctor opencode'.")
 	return 0
 }
 

@@ -138,13 +138,21 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 		res.Warnings = append(res.Warnings, resp.Stderr)
 	}
 
+	e.apply(&res, sd, unlock, resp.Effects)
+	return res, nil
+}
+
+// apply carries out a decision's effects: state under the lock taken
+// for the decision (unlock nil: state was unreadable, so it is not
+// clobbered blind), then events and tallies into the store, or the spool.
+func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.Effect) {
 	var events []abi.Event
 	var tallies []abi.Effect
-	for _, eff := range resp.Effects {
+	for _, eff := range effects {
 		switch eff.Op {
 		case abi.OpSetState:
 			if unlock == nil {
-				continue // state unreadable: do not clobber it blind
+				continue
 			}
 			if err := sd.Write(eff.Key, eff.Value); err != nil {
 				res.Warnings = append(res.Warnings, err.Error())
@@ -170,7 +178,6 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 		}
 		res.EventIDs = ids
 	}
-	return res, nil
 }
 
 // write stores events, first replaying anything spooled earlier; when the

@@ -44,7 +44,11 @@ var (
 	Cursor = Harness{Name: "cursor", Title: "Cursor", Template: "cursor/hooks.json", Flat: true}
 )
 
-// Harnesses lists them by name.
+// OpenCode runs ctxhook in-process as a plugin file, not as hook
+// commands: see opencode.go. It has no Template.
+var OpenCode = Harness{Name: "opencode", Title: "OpenCode"}
+
+// Harnesses lists the command-hook harnesses by name.
 var Harnesses = map[string]Harness{Claude.Name: Claude, Codex.Name: Codex, Gemini.Name: Gemini, Cursor.Name: Cursor}
 
 // HooksPath returns the file a harness reads hooks from, for a scope:

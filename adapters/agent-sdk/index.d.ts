@@ -1,0 +1,22 @@
+/** Options for ctxhookHooks. */
+export interface CtxhookHooksOptions {
+  /** Path of plugin.wasm (default: CTXHOOK_WASM, else the one shipped with @ctxhook/core). */
+  wasm?: string;
+  /** The ctxhook binary that owns state and the store (default: CTXHOOK_BIN, else "ctxhook" on PATH). */
+  ctxhook?: string;
+  /** Environment for ctxhook (default: process.env). */
+  env?: Record<string, string | undefined>;
+  /** Where one-line warnings go (default: stderr). */
+  log?: (message: string) => void;
+  /** Seconds the SDK gives each callback (default 30). */
+  timeout?: number;
+  /** Hooks of your own; ctxhook's matchers are appended to them. */
+  merge?: Record<string, unknown[]>;
+}
+
+/** Options.hooks for the Claude Agent SDK's query(), running ctxhook in-process. */
+export function ctxhookHooks(opts?: CtxhookHooksOptions): Record<string, Array<{
+  matcher?: string;
+  hooks: Array<(input: unknown, toolUseID: string | undefined, options: { signal: AbortSignal }) => Promise<Record<string, unknown>>>;
+  timeout?: number;
+}>>;

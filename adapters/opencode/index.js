@@ -1,0 +1,85 @@
+// @ctxhook/opencode: ctxhook inside OpenCode.
+//
+// OpenCode runs plugins in-process (Bun), so there is no hook command:
+// this plugin loads ctxhook's plugin.wasm once per OpenCode process and
+// passes each hook's (input, output) objects to it as one payload. The
+// plugin decides; this file only applies the answer, the way OpenCode
+// 1.18.33 needs it applied:
+//   - tool.execute.before: output.args is the very object sent to the MCP
+//     server, so it is changed in place (OpenCode ignores a new object).
+//   - tool.execute.after: for MCP tools output is the raw CallToolResult
+//     (with _meta, which the plugin captures tokens from); text for the
+//     model is appended to output.content, which OpenCode renders after
+//     the hook. Built-in tools get it in output.output.
+// Effects (state, captured events) go through `ctxhook io` into the same
+// store as every other adapter. A failure never reaches OpenCode: the
+// call goes on as if ctxhook were not installed.
+import { Host } from "@ctxhook/core";
+
+// Filled in by `ctxhook install opencode` with the paths it installed.
+const INSTALLED = {};
+
+const HARNESS = "opencode";
+
+// mcpServerNames asks OpenCode for its configured MCP servers, so tools
+// of servers ctxhook's config does not name are still recognised.
+async function mcpServerNames(client) {
+  try {
+    const res = await Promise.race([client?.config?.get?.(), new Promise((r) => setTimeout(r, 1000))]);
+    const mcp = res?.data?.mcp ?? res?.mcp;
+    return mcp && typeof mcp === "object" ? Object.keys(mcp) : [];
+  } catch {
+    return [];
+  }
+}
+
+function parseAnswer(stdout) {
+  if (!stdout) return null;
+  try {
+    return JSON.parse(stdout);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The OpenCode plugin. Options (from opencode.json "plugin": [["@ctxhook/opencode", {...}]])
+ * override the paths: { wasm, ctxhook }.
+ */
+export const CtxhookPlugin = async (ctx, options = {}) => {
+  let host;
+  try {
+    host = await Host.load({ ...INSTALLED, ...options });
+  } catch (err) {
+    process.stderr.write(`ctxhook: not loaded, OpenCode continues without it: ${err.message}\n`);
+    return {};
+  }
+  const directory = ctx?.directory ?? process.cwd();
+  const servers = mcpServerNames(ctx?.client);
+  const decide = async (hook, input, output) => {
+    const payload = JSON.stringify({ hook, directory, mcp_servers: await servers, input, output });
+    return parseAnswer((await host.decide(HARNESS, hook, payload)).stdout);
+  };
+  return {
+    "tool.execute.before": async (input, output) => {
+      const answer = await decide("tool.execute.before", input, output);
+      const args = output?.args;
+      if (!answer?.args || !args || typeof args !== "object") return;
+      for (const k of Object.keys(args)) if (!(k in answer.args)) delete args[k];
+      Object.assign(args, answer.args);
+    },
+    "tool.execute.after": async (input, output) => {
+      const answer = await decide("tool.execute.after", input, output);
+      const text = answer?.append_text;
+      if (!text || !output) return;
+      if (Array.isArray(output.content) && typeof output.output !== "string") {
+        output.content.push({ type: "text", text });
+      } else if (typeof output.output === "string") {
+        output.output += `\n\n${text}`;
+      }
+    },
+    "chat.message": async (input, output) => {
+      await decide("chat.message", input, output);
+    },
+  };
+};

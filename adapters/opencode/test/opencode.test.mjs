@@ -1,0 +1,83 @@
+// The OpenCode plugin, driven the way OpenCode 1.18.33 drives it, with
+// the hook inputs and outputs recorded from a real OpenCode run, the real
+// plugin.wasm and the real ctxhook binary writing a real store.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { CtxhookPlugin } from "../index.js";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repo = path.resolve(here, "../../..");
+const payloads = path.join(repo, "testdata/payloads/opencode/1.18.33");
+const bin = process.env.CTXHOOK_BIN ?? path.join(repo, "bin/ctxhook");
+
+function recorded(hook) {
+  return JSON.parse(readFileSync(path.join(payloads, `hook-${hook}.json`), "utf8"));
+}
+
+function freshHome() {
+  const home = mkdtempSync(path.join(tmpdir(), "ctxhook-opencode-"));
+  mkdirSync(path.join(home, "config"), { recursive: true });
+  writeFileSync(path.join(home, "config/config.toml"), "[servers.tickets]\nrelay = true\n");
+  return home;
+}
+
+test("token captured from _meta is injected into the next call in place; result recorded; nudge appended", async () => {
+  const home = freshHome();
+  const env = { ...process.env, CTXHOOK_HOME: home };
+  const logs = [];
+  const hooks = await CtxhookPlugin({ directory: "/proj" }, { ctxhook: bin, env, log: (m) => logs.push(m) });
+
+  // First call: no token yet, nothing injected.
+  const before = recorded("tool.execute.before");
+  const args1 = before.output.args;
+  await hooks["tool.execute.before"](before.input, before.output);
+  assert.equal(before.output.args, args1, "args object replaced");
+  assert.deepEqual(args1, { id: "TCK-42" });
+
+  // The server answers with a token in _meta.
+  const after = recorded("tool.execute.after");
+  const content = after.output.content;
+  await hooks["tool.execute.after"](after.input, after.output);
+  assert.equal(after.output.content, content);
+  assert.equal(content.length, 2, "nudge not appended");
+  assert.match(content[1].text, /ctxhook search/);
+
+  // Second call: the captured token goes into the same args object.
+  const next = recorded("tool.execute.before");
+  const args2 = next.output.args;
+  await hooks["tool.execute.before"](next.input, next.output);
+  assert.equal(next.output.args, args2);
+  assert.deepEqual(args2, { id: "TCK-42", session_token: "srv-tok-TCK-42" });
+
+  // The response is in the store, found by `ctxhook search`, token redacted.
+  const out = execFileSync(bin, ["search", "--json", "Printer on floor 3"], { env }).toString();
+  const hits = JSON.parse(out);
+  assert.ok(hits.length >= 1, out);
+  const shown = execFileSync(bin, ["show", String(hits[0].id)], { env }).toString();
+  assert.match(shown, /Printer on floor 3/);
+  assert.doesNotMatch(shown, /srv-tok-TCK-42/);
+  assert.deepEqual(logs, []);
+});
+
+test("a broken ctxhook binary never breaks OpenCode", async () => {
+  const home = freshHome();
+  const logs = [];
+  const hooks = await CtxhookPlugin({ directory: "/proj" },
+    { ctxhook: "/nonexistent/ctxhook", env: { ...process.env, CTXHOOK_HOME: home }, log: (m) => logs.push(m) });
+  const before = recorded("tool.execute.before");
+  await hooks["tool.execute.before"](before.input, before.output);
+  assert.deepEqual(before.output.args, { id: "TCK-42" });
+  const after = recorded("tool.execute.after");
+  await hooks["tool.execute.after"](after.input, after.output);
+  assert.ok(logs.some((l) => /effects not applied/.test(l)), logs.join("\n"));
+});
+
+test("a missing plugin.wasm leaves OpenCode with no hooks", async () => {
+  const hooks = await CtxhookPlugin({}, { wasm: "/nonexistent/plugin.wasm" });
+  assert.deepEqual(hooks, {});
+});

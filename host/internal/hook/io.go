@@ -1,0 +1,52 @@
+package hook
+
+import (
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/state"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// In-process hosts (the OpenCode loader, the Agent SDK adapter) run the
+// plugin themselves but have no SQLite and no file locks of ctxhook's.
+// They reach the same state files and store through `ctxhook io`, which
+// is these two functions.
+
+// ReadState returns the stored values of keys (absent keys are left out).
+func ReadState(p paths.Paths, keys []string) (map[string]string, error) {
+	sd, err := state.Open(p.StateDir())
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := sd.Lock(keys, 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	return sd.Read(keys)
+}
+
+// Apply carries out effects a plugin returned to another host, exactly as
+// a hook process does: state under the lock, events to the store or the
+// spool. The result lists the stored event ids and any warnings.
+func Apply(p paths.Paths, effects []abi.Effect) Result {
+	var res Result
+	e := &Engine{Paths: p}
+	var keys []string
+	for _, eff := range effects {
+		if eff.Op == abi.OpSetState {
+			keys = append(keys, eff.Key)
+		}
+	}
+	sd, err := state.Open(p.StateDir())
+	var unlock func()
+	if err == nil {
+		unlock, err = sd.Lock(keys, 2*time.Second)
+	}
+	if err != nil {
+		res.Warnings = append(res.Warnings, err.Error())
+	}
+	e.apply(&res, sd, unlock, effects)
+	return res
+}

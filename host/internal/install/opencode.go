@@ -1,0 +1,216 @@
+package install
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctxhook/ctxhook/adapters"
+)
+
+// OpenCode has no hook commands: ctxhook runs inside it as a plugin file
+// in <config dir>/plugins/, which loads plugin.wasm with @extism/extism.
+// Install writes three things, and uninstall takes back exactly those:
+//   - plugins/ctxhook.js, the bundled loader (it starts with a marker line,
+//     and only a file with that marker is ever replaced or removed);
+//   - ctxhook/plugin.wasm, the plugin this binary embeds;
+//   - "@extism/extism" in the directory's package.json dependencies, which
+//     OpenCode installs with bun on start (recorded in ctxhook/installed.json
+//     so uninstall removes it only if install added it).
+
+// ExtismVersion is the @extism/extism release the loader is tested with.
+const ExtismVersion = "1.0.3"
+
+// OpenCodeDir returns OpenCode's config directory for a scope.
+func OpenCodeDir(scope string, getenv func(string) string, dir string) (string, error) {
+	switch scope {
+	case "user":
+		if x := getenv("XDG_CONFIG_HOME"); x != "" {
+			return filepath.Join(x, "opencode"), nil
+		}
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, ".config", "opencode"), nil
+		}
+		return "", errors.New("install: HOME is not set")
+	case "project":
+		return filepath.Join(dir, ".opencode"), nil
+	}
+	return "", fmt.Errorf("install: unknown scope %q (want user or project)", scope)
+}
+
+// OpenCodeFiles names what install writes under dir.
+type OpenCodeFiles struct{ Dir, Plugin, Wasm, Record, PackageJSON string }
+
+// OpenCodePaths returns the files for a config directory.
+func OpenCodePaths(dir string) OpenCodeFiles {
+	return OpenCodeFiles{Dir: dir, Plugin: filepath.Join(dir, "plugins", "ctxhook.js"),
+		Wasm: filepath.Join(dir, "ctxhook", "plugin.wasm"), Record: filepath.Join(dir, "ctxhook", "installed.json"),
+		PackageJSON: filepath.Join(dir, "package.json")}
+}
+
+type openCodeRecord struct {
+	AddedDependency bool `json:"added_dependency"`
+}
+
+// InstallOpenCode writes (install=true) or removes the plugin. It returns
+// one line per change, for the user.
+func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now time.Time) ([]string, error) {
+	var done []string
+	if old, err := os.ReadFile(f.Plugin); err == nil && !bytes.HasPrefix(old, []byte(adapters.OpenCodeMarker)) {
+		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook; move it, nothing was changed", f.Plugin)
+	}
+	var rec openCodeRecord
+	if b, err := os.ReadFile(f.Record); err == nil {
+		json.Unmarshal(b, &rec)
+	}
+	if !install {
+		for _, p := range []string{f.Plugin, f.Wasm, f.Record} {
+			if err := os.Remove(p); err == nil {
+				done = append(done, "removed "+p)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return done, fmt.Errorf("install: %w", err)
+			}
+		}
+		os.Remove(filepath.Dir(f.Wasm)) // only if empty
+		if rec.AddedDependency {
+			p, err := planDependency(f.PackageJSON, false)
+			if err != nil {
+				return done, err
+			}
+			if p.Changed {
+				if _, err := p.Apply(now); err != nil {
+					return done, err
+				}
+				done = append(done, "removed @extism/extism from "+f.PackageJSON)
+			}
+		}
+		return done, nil
+	}
+	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range []struct {
+		path string
+		data []byte
+	}{{f.Wasm, wasm}, {f.Plugin, bundle}} {
+		if old, err := os.ReadFile(w.path); err == nil && bytes.Equal(old, w.data) {
+			continue
+		}
+		if err := writeAtomic(w.path, w.data, 0o644); err != nil {
+			return done, err
+		}
+		done = append(done, "wrote "+w.path)
+	}
+	p, err := planDependency(f.PackageJSON, true)
+	if err != nil {
+		return done, err
+	}
+	if p.Changed {
+		if _, err := p.Apply(now); err != nil {
+			return done, err
+		}
+		rec.AddedDependency = true
+		done = append(done, "added @extism/extism "+ExtismVersion+" to "+f.PackageJSON)
+	}
+	b, _ := json.Marshal(rec)
+	if old, err := os.ReadFile(f.Record); err != nil || !bytes.Equal(old, b) {
+		if err := writeAtomic(f.Record, b, 0o644); err != nil {
+			return done, err
+		}
+	}
+	return done, nil
+}
+
+// planDependency adds or removes @extism/extism in package.json's
+// dependencies, keeping everything else as it is. A version the user
+// pinned is left alone.
+func planDependency(path string, add bool) (Plan, error) {
+	p := Plan{Path: path}
+	before, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return p, fmt.Errorf("install: %w", err)
+	}
+	if err == nil {
+		p.Before = before
+	}
+	root, err := parseObject(before)
+	if err != nil {
+		return p, fmt.Errorf("install: %s is not valid JSON (%v); nothing was changed", path, err)
+	}
+	deps := newObject()
+	if raw, ok := root.get("dependencies"); ok {
+		if deps, err = parseObject(raw); err != nil {
+			return p, fmt.Errorf("install: %s: dependencies is not an object; nothing was changed", path)
+		}
+	}
+	const name = "@extism/extism"
+	_, has := deps.get(name)
+	switch {
+	case add && !has:
+		deps.set(name, mustRaw(ExtismVersion))
+	case !add && has:
+		deps.del(name)
+	default:
+		p.After = p.Before
+		return p, nil
+	}
+	if deps.len() == 0 {
+		root.del("dependencies")
+	} else {
+		root.set("dependencies", deps.raw())
+	}
+	if p.After, err = root.pretty(); err != nil {
+		return p, err
+	}
+	p.Changed = !bytes.Equal(p.Before, p.After)
+	return p, nil
+}
+
+// OpenCodeStatus says what doctor needs to know.
+type OpenCodeStatus struct {
+	Plugin, WasmCurrent, Dependency, DependencyInstalled bool
+}
+
+// CheckOpenCode inspects an installed plugin against the running binary's
+// plugin.wasm.
+func CheckOpenCode(f OpenCodeFiles, wasm []byte) OpenCodeStatus {
+	var s OpenCodeStatus
+	if b, err := os.ReadFile(f.Plugin); err == nil && bytes.HasPrefix(b, []byte(adapters.OpenCodeMarker)) {
+		s.Plugin = true
+	}
+	if b, err := os.ReadFile(f.Wasm); err == nil && sha256.Sum256(b) == sha256.Sum256(wasm) {
+		s.WasmCurrent = true
+	}
+	var pkg struct {
+		Dependencies map[string]string `json:"dependencies"`
+	}
+	if b, err := os.ReadFile(f.PackageJSON); err == nil && json.Unmarshal(b, &pkg) == nil {
+		_, s.Dependency = pkg.Dependencies["@extism/extism"]
+	}
+	if _, err := os.Stat(filepath.Join(f.Dir, "node_modules", "@extism", "extism", "package.json")); err == nil {
+		s.DependencyInstalled = true
+	}
+	return s
+}
+
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	tmp := path + ".ctxhook-tmp"
+	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("install: %w", err)
+	}
+	return nil
+}
