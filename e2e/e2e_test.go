@@ -37,6 +37,10 @@ func TestMain(m *testing.M) {
 				os.Exit(1)
 			}
 		}
+		if err := prepareOpenCodeDeps(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
+			os.Exit(1)
+		}
 		fmt.Println("e2e: pinned clients installed")
 		os.Exit(0)
 	}
@@ -48,6 +52,8 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@anthropic-ai/claude-code", ClaudeCodeVersion, "claude"},
 	{"@modelcontextprotocol/sdk", TypeScriptSDKVersion, ""},
 	{"@google/gemini-cli", GeminiCLIVersion, "gemini"},
+	{"@openai/codex", CodexVersion, "codex"},
+	{"opencode-ai", OpenCodeVersion, "opencode"},
 }
 
 func requireE2E(t *testing.T) {

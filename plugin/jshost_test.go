@@ -15,8 +15,9 @@ import (
 )
 
 // TestJSHostMatchesGoHost runs the whole conformance corpus through the
-// JavaScript host (adapters/core, @extism/extism on real Node) and through
-// the Go host, and requires the same raw output bytes for every case.
+// JavaScript host (adapters/core, @extism/extism) on real Node and on the
+// Bun release OpenCode embeds, and through the Go host, and requires the
+// same raw output bytes for every case.
 func TestJSHostMatchesGoHost(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -25,8 +26,19 @@ func TestJSHostMatchesGoHost(t *testing.T) {
 	if _, err := os.Stat("../adapters/node_modules/@extism/extism"); err != nil {
 		t.Fatal("adapters/node_modules is missing: run 'make adapters' (npm ci in adapters/)")
 	}
+	t.Run("node", func(t *testing.T) { compareJSHost(t, node) })
+	// npm installs Bun (an optional dependency) only where a build exists.
+	bun, _ := filepath.Abs("../adapters/node_modules/@oven/bun-linux-x64/bin/bun")
+	if _, err := os.Stat(bun); err == nil {
+		t.Run("bun", func(t *testing.T) { compareJSHost(t, bun) })
+	} else {
+		t.Log("no Bun build for this platform: the loader was compared on Node only")
+	}
+}
+
+func compareJSHost(t *testing.T, runtime string) {
 	root, _ := filepath.Abs("../testdata/conformance")
-	cmd := exec.Command(node, "../adapters/core/conformance/raw.mjs", root)
+	cmd := exec.Command(runtime, "../adapters/core/conformance/raw.mjs", root)
 	cmd.Env = append(os.Environ(), "CTXHOOK_WASM=plugin.wasm", "NODE_NO_WARNINGS=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

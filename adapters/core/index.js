@@ -10,10 +10,48 @@
 // it returns an empty decision and the reason, and the caller goes on as
 // if ctxhook were not there.
 import createPlugin from "@extism/extism";
+import { WASI } from "node:wasi";
 import { execFile } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+
+// Bun's node:wasi (OpenCode runs plugins in Bun 1.3.14) differs from
+// Node's in two ways that stop a Go reactor module from starting:
+//   - it has no initialize(), so @extism/extism runs _initialize without
+//     giving WASI the module's memory (the Go runtime's first clock read
+//     then fails);
+//   - its random_get fills nothing useful and returns the byte count, not
+//     errno 0, so the Go runtime aborts.
+// These patches give both Node's meaning, on Bun only.
+if (process.versions.bun) patchBunWASI();
+
+function patchBunWASI() {
+  if (typeof WASI.prototype.initialize !== "function" && typeof WASI.prototype.setMemory === "function") {
+    WASI.prototype.initialize = function initialize(instance) {
+      this.setMemory(instance.exports.memory);
+      instance.exports._initialize?.();
+    };
+  }
+  const own = Symbol("ctxhook.wasiImport");
+  Object.defineProperty(WASI.prototype, "wasiImport", {
+    configurable: true,
+    get() {
+      return this[own];
+    },
+    set(imports) {
+      const wasi = this;
+      this[own] = {
+        ...imports,
+        random_get(ptr, len) {
+          const bytes = new Uint8Array(wasi.memory.buffer, ptr, len);
+          for (let i = 0; i < len; i += 65536) crypto.getRandomValues(bytes.subarray(i, Math.min(len, i + 65536)));
+          return 0;
+        },
+      };
+    },
+  });
+}
 
 // The ABI this host speaks (ABI.md). A plugin of another version is refused.
 const ABI_VERSION = 1;

@@ -1,6 +1,7 @@
-// Package fakemodel is a scripted stand-in for the Anthropic Messages API
-// and the Gemini API, served on 127.0.0.1, so real Claude Code and Gemini
-// CLI run offline in tests.
+// Package fakemodel is a scripted stand-in for the Anthropic Messages API,
+// the Gemini API and OpenAI's Responses and Chat Completions APIs, served
+// on 127.0.0.1, so real Claude Code, Gemini CLI, Codex CLI and OpenCode run
+// offline in tests.
 //
 // It is stateless per request, like the real API: it reads the
 // conversation it is sent, counts the scripted tool calls already answered,
@@ -120,6 +121,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.serveGemini(w, r, body)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/responses") {
+		s.serveResponses(w, body)
+		return
+	}
+	if strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		s.serveChat(w, body)
 		return
 	}
 	if !strings.HasPrefix(r.URL.Path, "/v1/messages") || strings.Contains(r.URL.Path, "count_tokens") {

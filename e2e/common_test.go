@@ -1,0 +1,86 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
+)
+
+// checkCaptured asserts what every harness's run must leave behind: the
+// ticket is found by `ctxhook search` (by the harness's tool name), the
+// nudge reached the model, and the planted secrets are in no file under
+// ctxhook's directories in home, though the ticket text is, and no file
+// is readable by others.
+func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model *fakemodel.Server, ticket, tool string) {
+	t.Helper()
+	out, errs, err := run(t, time.Minute, env, dir, nil, ctxhook, "search", "--json", ticket)
+	if err != nil {
+		t.Fatalf("search: %v %s", err, errs)
+	}
+	var hits []struct {
+		Tool    string `json:"tool"`
+		Snippet string `json:"snippet"`
+	}
+	json.Unmarshal([]byte(out), &hits)
+	found := false
+	for _, h := range hits {
+		found = found || (h.Tool == tool && strings.Contains(h.Snippet, ticket))
+	}
+	if !found {
+		t.Errorf("search %s found no %s result: %s", ticket, tool, out)
+	}
+
+	nudged := false
+	for _, req := range model.Requests() {
+		nudged = nudged || strings.Contains(string(req), nudgeMarker)
+	}
+	if !nudged {
+		t.Errorf("no request to the model carried the nudge")
+	}
+
+	files := filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook"))
+	files = append(files, filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...)
+	stored := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range planted {
+			if strings.Contains(string(b), s) {
+				t.Errorf("planted secret %q found in %s", s, f)
+			}
+		}
+		stored = stored || strings.Contains(string(b), "retryPolicyForGateway")
+		if fi, _ := os.Stat(f); fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s is %v, want no group/other access", f, fi.Mode().Perm())
+		}
+	}
+	if !stored {
+		t.Errorf("the ticket text is in none of %d files: the secret check proved nothing", len(files))
+	}
+}
+
+// checkModelNeverSentToken fails if any request body shows the model
+// passing session_token in its own tool-call arguments. args extracts the
+// argument strings of the model's tool calls from one request body.
+func checkModelNeverSentToken(t *testing.T, model *fakemodel.Server, args func(body []byte) []string) {
+	t.Helper()
+	n := 0
+	for _, req := range model.Requests() {
+		for _, a := range args(req) {
+			n++
+			if strings.Contains(a, "session_token") {
+				t.Errorf("the model's own call carried a token: %s", a)
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no model tool call seen in the requests: the check proved nothing")
+	}
+}
