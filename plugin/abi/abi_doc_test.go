@@ -1,6 +1,8 @@
 package abi
 
 import (
+	"github.com/ctxhook/ctxhook/plugin/internal/opencode"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -31,7 +33,7 @@ func TestDocVersionAndNames(t *testing.T) {
 	names = append(names, OpSetState, OpStoreEvent, OpTally, TallyRelayed, TallyNudges, TallyCapture,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
-		HarnessClaudeCode, HarnessCodex, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
+		HarnessClaudeCode, HarnessCodex, HarnessGemini, HarnessCursor, HarnessOpenCode, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
 	names = append(names, DefaultCapturePaths...)
 	for _, n := range names {
 		if !strings.Contains(doc, n) {
@@ -47,7 +49,8 @@ func TestDocVersionAndNames(t *testing.T) {
 func TestDocFields(t *testing.T) {
 	doc := abiDoc(t)
 	for _, v := range []any{PrepareRequest{}, PrepareResponse{}, HandleRequest{}, HandleResponse{},
-		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{}} {
+		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{},
+		opencode.Payload{}, opencode.Answer{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
 			tag := strings.Split(rt.Field(i).Tag.Get("json"), ",")[0]
