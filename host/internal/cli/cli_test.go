@@ -339,3 +339,28 @@ func sameJSONText(a, b string) bool {
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
 }
+
+// TestWrapMCPGemini: Gemini CLI keeps MCP servers and hooks in one file;
+// install wraps and wires both, uninstall restores the user's file exactly.
+func TestWrapMCPGemini(t *testing.T) {
+	e := newEnv(t)
+	settings := filepath.Join(e.vars["HOME"], ".gemini", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o755)
+	orig := `{"mcpServers":{"workflow":{"command":"node","args":["wf.js"],"trust":true}}}`
+	os.WriteFile(settings, []byte(orig), 0o644)
+	out, errs, code := e.run(t, nil, "install", "gemini", "--wrap-mcp", "workflow")
+	if code != 0 || !strings.Contains(out, "Wrapped MCP servers workflow") {
+		t.Fatalf("install: %d\n%s\n%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(settings)
+	if !strings.Contains(string(b), `"proxy"`) || !strings.Contains(string(b), "hook gemini BeforeTool") {
+		t.Fatalf("settings.json: %s", b)
+	}
+	if out, _, code := e.run(t, nil, "uninstall", "gemini"); code != 0 || !strings.Contains(out, "Unwrapped MCP servers workflow") {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	b, _ = os.ReadFile(settings)
+	if !sameJSONText(string(b), orig) {
+		t.Errorf("uninstall left %s, want %s", b, orig)
+	}
+}

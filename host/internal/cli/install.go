@@ -192,13 +192,15 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	plan, err := install.PlanHooks(f.harness, path, executable(), false)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
+	// Unwrap first: for Gemini CLI the MCP servers and the hooks share one
+	// file, and the hooks plan must start from the unwrapped content.
 	p, _ := resolvePaths(env)
 	if code := wrapMCP(env, f, p.Config, false); code != 0 {
 		return code
+	}
+	plan, err := install.PlanHooks(f.harness, path, executable(), false)
+	if err != nil {
+		return fail(env, "%v", err)
 	}
 	if f.harness.Name == install.Codex.Name && !f.dryRun {
 		fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), false)
