@@ -8,9 +8,10 @@
 //   - tool.execute.before: output.args is the very object sent to the MCP
 //     server, so it is changed in place (OpenCode ignores a new object).
 //   - tool.execute.after: for MCP tools output is the raw CallToolResult
-//     (with _meta, which the plugin captures tokens from); text for the
-//     model is appended to output.content, which OpenCode renders after
-//     the hook. Built-in tools get it in output.output.
+//     (with _meta, which the plugin captures tokens from); a large result
+//     is replaced by its head and a pointer, and text for the model is
+//     appended, both in output.content, which OpenCode renders after the
+//     hook. Built-in tools get the text in output.output.
 // Effects (state, captured events) go through `ctxhook io` into the same
 // store as every other adapter. A failure never reaches OpenCode: the
 // call goes on as if ctxhook were not installed.
@@ -70,8 +71,14 @@ export const CtxhookPlugin = async (ctx, options = {}) => {
     },
     "tool.execute.after": async (input, output) => {
       const answer = await decide("tool.execute.after", input, output);
-      const text = answer?.append_text;
-      if (!text || !output) return;
+      if (!answer || !output) return;
+      // A large MCP result: its head and a pointer to the stored event,
+      // written into the same content array OpenCode renders from.
+      if (typeof answer.replace === "string" && Array.isArray(output.content)) {
+        output.content.splice(0, output.content.length, { type: "text", text: answer.replace });
+      }
+      const text = answer.append_text;
+      if (!text) return;
       if (Array.isArray(output.content) && typeof output.output !== "string") {
         output.content.push({ type: "text", text });
       } else if (typeof output.output === "string") {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -19,7 +20,7 @@ type Event struct {
 }
 
 const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd,
-	args, response, text, response_bytes, truncated, redactions`
+	args, response, text, response_bytes, truncated, redactions, event_key, context_bytes`
 
 func scanEvent(st *sqlite3.Stmt) Event {
 	return Event{ID: st.ColumnInt64(0), Event: abi.Event{
@@ -27,6 +28,7 @@ func scanEvent(st *sqlite3.Stmt) Event {
 		HookEvent: st.ColumnText(4), Category: st.ColumnText(5), Tool: st.ColumnText(6), Server: st.ColumnText(7),
 		ToolUseID: st.ColumnText(8), Cwd: st.ColumnText(9), Args: st.ColumnText(10), Response: st.ColumnText(11),
 		Text: st.ColumnText(12), ResponseBytes: st.ColumnInt(13), Truncated: st.ColumnBool(14), Redactions: st.ColumnInt(15),
+		Key: st.ColumnText(16), ContextBytes: st.ColumnInt(17),
 	}}
 }
 
@@ -47,11 +49,36 @@ func (s *Store) Event(id int64) (Event, error) {
 	return scanEvent(st), nil
 }
 
+// EventByRef returns an event by id ("42") or by the key the plugin gave
+// it ("e3f09c2a41b7d5e8").
+func (s *Store) EventByRef(ref string) (Event, error) {
+	ref = strings.TrimPrefix(strings.TrimSpace(ref), "#")
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		return s.Event(id)
+	}
+	st, _, err := s.conn.Prepare(`SELECT ` + eventCols + ` FROM events WHERE event_key = ? AND event_key != '' ORDER BY id LIMIT 1`)
+	if err != nil {
+		return Event{}, fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	st.BindText(1, ref)
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return Event{}, fmt.Errorf("store: %w", err)
+		}
+		return Event{}, fmt.Errorf("%w: event %q", ErrNotFound, ref)
+	}
+	return scanEvent(st), nil
+}
+
 // SearchOptions filter and bound a search.
 type SearchOptions struct {
-	Session string
-	Server  string
-	Limit   int // default 10
+	Session  string
+	Server   string
+	Category string
+	SinceMS  int64 // events at or after (0: no bound)
+	UntilMS  int64 // events before (0: no bound)
+	Limit    int   // default 10
 }
 
 // Hit is one search result.
@@ -70,8 +97,20 @@ const rrfK = 60
 
 // Search finds events matching q in either index and fuses the rankings.
 func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
+	hits, _, err := s.SearchTotal(q, o)
+	return hits, err
+}
+
+// filter is the WHERE clause shared by search and its count, on events e,
+// with the options bound as ?2..?6.
+const filter = `(?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3) AND (?4 = '' OR e.category = ?4)
+	AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`
+
+// SearchTotal is Search that also counts every matching event (in either
+// index), not just those returned.
+func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 	if q.Empty() {
-		return nil, ErrEmptyQuery
+		return nil, 0, ErrEmptyQuery
 	}
 	if o.Limit <= 0 {
 		o.Limit = 10
@@ -83,23 +122,26 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 			return nil
 		}
 		st, _, err := s.conn.Prepare(`SELECT f.rowid FROM ` + table + ` f JOIN events e ON e.id = f.rowid
-			WHERE ` + table + ` MATCH ? AND (?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3)
-			ORDER BY f.rank LIMIT ?4`)
+			WHERE ` + table + ` MATCH ?1 AND ` + filter + ` ORDER BY f.rank LIMIT ?7`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		bindAll(st, match, o.Session, o.Server, int64(pool))
+		bindAll(st, match, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, int64(pool))
 		for i := 0; st.Step(); i++ {
 			scores[st.ColumnInt64(0)] += 1.0 / float64(rrfK+i+1)
 		}
 		return st.Err()
 	}
 	if err := rank("events_fts", q.fts()); err != nil {
-		return nil, fmt.Errorf("store: search: %w", err)
+		return nil, 0, fmt.Errorf("store: search: %w", err)
 	}
 	if err := rank("events_tri", q.trigram()); err != nil {
-		return nil, fmt.Errorf("store: search: %w", err)
+		return nil, 0, fmt.Errorf("store: search: %w", err)
+	}
+	total, err := s.countMatches(q, o)
+	if err != nil {
+		return nil, 0, fmt.Errorf("store: search: %w", err)
 	}
 	ids := make([]int64, 0, len(scores))
 	for id := range scores {
@@ -118,11 +160,42 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 	for _, id := range ids {
 		e, err := s.Event(id)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		hits = append(hits, Hit{Event: e, Score: scores[id], Snippet: Snippet(e.body(), q.Terms, 160)})
 	}
-	return hits, nil
+	return hits, max(total, len(hits)), nil
+}
+
+// countMatches counts the events either index matches, filters applied.
+func (s *Store) countMatches(q Query, o SearchOptions) (int, error) {
+	var parts []string
+	args := []any{"", o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS}
+	if m := q.fts(); m != "" {
+		parts = append(parts, `SELECT rowid FROM events_fts WHERE events_fts MATCH ?7`)
+		args = append(args, m)
+	} else {
+		args = append(args, "")
+	}
+	if m := q.trigram(); m != "" {
+		parts = append(parts, `SELECT rowid FROM events_tri WHERE events_tri MATCH ?8`)
+		args = append(args, m)
+	} else {
+		args = append(args, "")
+	}
+	if len(parts) == 0 {
+		return 0, nil
+	}
+	st, _, err := s.conn.Prepare(`SELECT count(*) FROM events e WHERE e.id IN (` + strings.Join(parts, " UNION ") + `) AND ?1 = '' AND ` + filter)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	bindAll(st, args...)
+	if !st.Step() {
+		return 0, st.Err()
+	}
+	return st.ColumnInt(0), st.Err()
 }
 
 func (e Event) body() string { return searchBody(e.Event) }
@@ -172,6 +245,11 @@ type Stats struct {
 	Tallies       map[string]int64 `json:"tallies"`
 	FirstMS       int64            `json:"first_ts_ms"`
 	LastMS        int64            `json:"last_ts_ms"`
+	// BytesKeptOut is what shaping kept out of the model's context: the
+	// full size of each shaped response minus what the model received.
+	BytesKeptOut int64 `json:"bytes_kept_out"`
+	// MCPCalls counts recorded MCP tool calls.
+	MCPCalls int64 `json:"mcp_calls"`
 }
 
 // Stats computes a summary.
@@ -193,11 +271,14 @@ func (s *Store) Stats(session string) (Stats, error) {
 	err := errors.Join(
 		q(`SELECT count(DISTINCT session), count(*), coalesce(sum(response_bytes),0),
 			coalesce(sum(length(response)+length(text)+length(args)),0), coalesce(sum(redactions),0),
-			coalesce(sum(truncated),0), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0) FROM events`+where,
+			coalesce(sum(truncated),0), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0),
+			coalesce(sum(CASE WHEN context_bytes > 0 THEN max(response_bytes - context_bytes, 0) END),0),
+			coalesce(sum(category = 'mcp'),0) FROM events`+where,
 			func(st *sqlite3.Stmt) {
 				out.Sessions, out.Events, out.BytesCaptured = st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)
 				out.BytesStored, out.Redactions, out.Truncated = st.ColumnInt64(3), st.ColumnInt64(4), st.ColumnInt64(5)
 				out.FirstMS, out.LastMS = st.ColumnInt64(6), st.ColumnInt64(7)
+				out.BytesKeptOut, out.MCPCalls = st.ColumnInt64(8), st.ColumnInt64(9)
 			}),
 		q(`SELECT category, count(*) FROM events`+where+` GROUP BY 1`, func(st *sqlite3.Stmt) {
 			out.ByCategory[st.ColumnText(0)] = st.ColumnInt64(1)

@@ -138,6 +138,10 @@ var migrations = []string{
 		count INTEGER NOT NULL,
 		PRIMARY KEY(session, name)
 	) WITHOUT ROWID;`,
+	`ALTER TABLE events ADD COLUMN event_key TEXT NOT NULL DEFAULT '';
+	ALTER TABLE events ADD COLUMN context_bytes INTEGER NOT NULL DEFAULT 0;
+	CREATE INDEX events_key ON events(event_key) WHERE event_key != '';
+	CREATE INDEX events_time ON events(ts_ms);`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.
@@ -199,8 +203,8 @@ func (s *Store) tx(fn func() error) (err error) {
 func (s *Store) Apply(events []abi.Event, tallies []abi.Effect) (ids []int64, err error) {
 	err = s.tx(func() error {
 		ins, _, err := s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
-			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return err
 		}
@@ -217,7 +221,8 @@ func (s *Store) Apply(events []abi.Event, tallies []abi.Effect) (ids []int64, er
 		defer tri.Close()
 		for _, e := range events {
 			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
-				e.ToolUseID, e.Cwd, e.Args, e.Response, e.Text, int64(e.ResponseBytes), e.Truncated, int64(e.Redactions))
+				e.ToolUseID, e.Cwd, e.Args, e.Response, e.Text, int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
+				e.Key, int64(e.ContextBytes))
 			if err := ins.Exec(); err != nil {
 				return err
 			}

@@ -216,3 +216,54 @@ func FuzzSnippet(f *testing.F) {
 		}
 	})
 }
+
+func TestSearchFiltersTotalAndRefs(t *testing.T) {
+	s := open(t)
+	a := ev("s1", "jira", "mcp__jira__get_issue", "Ticket CVX-1 checkout failing")
+	a.TimeMS, a.Key = 1000, "e0123456789abcdef"
+	b := ev("s1", "jira", "mcp__jira__get_issue", "Ticket CVX-2 checkout slow")
+	b.TimeMS, b.Category, b.ContextBytes, b.ResponseBytes = 2000, "error", 100, 5000
+	c := ev("s1", "sentry", "mcp__sentry__get_event", "checkout TypeError")
+	c.TimeMS = 3000
+	if _, err := s.Apply([]abi.Event{a, b, c}, nil); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		o     SearchOptions
+		want  []int64
+		total int
+	}{
+		{"all, limit 1, total 3", SearchOptions{Limit: 1}, []int64{3}, 3},
+		{"category", SearchOptions{Category: "error"}, []int64{2}, 1},
+		{"since", SearchOptions{SinceMS: 2000}, []int64{3, 2}, 2},
+		{"until", SearchOptions{UntilMS: 2000}, []int64{1}, 1},
+		{"server", SearchOptions{Server: "sentry"}, []int64{3}, 1},
+	}
+	for _, tt := range tests {
+		hits, total, err := s.SearchTotal(ParseQuery("checkout"), tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, h := range hits {
+			got = append(got, h.Event.ID)
+		}
+		if !cmp.Equal(got, tt.want) || total != tt.total {
+			t.Errorf("%s: got %v (total %d), want %v (total %d)", tt.name, got, total, tt.want, tt.total)
+		}
+	}
+	for ref, want := range map[string]int64{"1": 1, "#2": 2, "e0123456789abcdef": 1} {
+		e, err := s.EventByRef(ref)
+		if err != nil || e.ID != want {
+			t.Errorf("EventByRef(%q) = %d, %v", ref, e.ID, err)
+		}
+	}
+	if _, err := s.EventByRef("enope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown key: %v", err)
+	}
+	st, err := s.Stats("s1")
+	if err != nil || st.BytesKeptOut != 4900 || st.MCPCalls != 2 {
+		t.Errorf("stats: kept %d, mcp %d (%v)", st.BytesKeptOut, st.MCPCalls, err)
+	}
+}

@@ -144,6 +144,10 @@ const (
 	TallyRelayed = "tokens_relayed"
 	TallyNudges  = "nudges_fired"
 	TallyCapture = "tokens_captured"
+	// TallyShaped counts responses replaced for the model by head + pointer.
+	TallyShaped = "responses_shaped"
+	// TallyRefetch counts calls that repeated an answered call and got a hint.
+	TallyRefetch = "refetch_hints"
 )
 
 // Event is one captured session event, already redacted by the plugin.
@@ -170,6 +174,13 @@ type Event struct {
 	ResponseBytes int  `json:"response_bytes"`
 	Truncated     bool `json:"truncated,omitempty"`
 	Redactions    int  `json:"redactions,omitempty"`
+	// Key is a stable reference to the event the plugin can name before
+	// the store gives it an id (shaping's pointer, re-fetch hints). Hosts
+	// resolve get_event by id or by key.
+	Key string `json:"key,omitempty"`
+	// ContextBytes, when the plugin shaped the response, is the size of
+	// what the model received instead; 0 means it received it whole.
+	ContextBytes int `json:"context_bytes,omitempty"`
 }
 
 // Event categories.
@@ -192,6 +203,20 @@ const (
 type Config struct {
 	Servers map[string]ServerConfig `json:"servers,omitempty"`
 	Capture CaptureConfig           `json:"capture"`
+	Shaping ShapingConfig           `json:"shaping"`
+}
+
+// ShapingConfig bounds what a large MCP response costs the model: above
+// the threshold, where the harness can replace MCP output (Claude Code,
+// Cursor, OpenCode, the proxy), the model gets the response's head and a
+// pointer to the stored event instead of the whole body.
+type ShapingConfig struct {
+	// ThresholdBytes: responses larger than this are shaped (default
+	// DefaultShapeThreshold; -1 turns shaping off).
+	ThresholdBytes int `json:"threshold_bytes,omitempty"`
+	// HeadBytes is how much of the response's text the model still gets
+	// (default DefaultShapeHead).
+	HeadBytes int `json:"head_bytes,omitempty"`
 }
 
 // ServerConfig configures the token relay for one MCP server.
@@ -214,6 +239,9 @@ type ServerConfig struct {
 	// MetaKey, when set, makes the proxy also put the token in the
 	// request's params._meta under this key.
 	MetaKey string `json:"meta_key,omitempty"`
+	// ShapeBytes overrides Shaping.ThresholdBytes for this server (-1:
+	// never shape its responses).
+	ShapeBytes int `json:"shape_bytes,omitempty"`
 }
 
 // CaptureConfig bounds what is stored.
@@ -224,12 +252,14 @@ type CaptureConfig struct {
 
 // Defaults.
 const (
-	DefaultTokenArg      = "session_token"
-	DefaultStartTool     = "start_session"
-	DefaultSkipArg       = "checkpoint_handle"
-	DefaultMaxEventBytes = 4 << 20
-	DefaultNudgeEvery    = 10
-	EnvNudgeEvery        = "CTXHOOK_NUDGE_EVERY"
+	DefaultTokenArg       = "session_token"
+	DefaultStartTool      = "start_session"
+	DefaultSkipArg        = "checkpoint_handle"
+	DefaultMaxEventBytes  = 4 << 20
+	DefaultNudgeEvery     = 10
+	DefaultShapeThreshold = 8 << 10
+	DefaultShapeHead      = 1 << 10
+	EnvNudgeEvery         = "CTXHOOK_NUDGE_EVERY"
 )
 
 // DefaultCapturePaths are where a session token is looked for in a tool

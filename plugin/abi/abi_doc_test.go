@@ -30,7 +30,7 @@ func TestDocVersionAndNames(t *testing.T) {
 		t.Fatalf("ABI.md states version %v, code has %d", m, Version)
 	}
 	names := append([]string{}, RequiredExports...)
-	names = append(names, OpSetState, OpStoreEvent, OpTally, TallyRelayed, TallyNudges, TallyCapture,
+	names = append(names, OpSetState, OpStoreEvent, OpTally, TallyRelayed, TallyNudges, TallyCapture, TallyShaped, TallyRefetch,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
 		HarnessClaudeCode, HarnessCodex, HarnessGemini, HarnessCursor, HarnessOpenCode, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)

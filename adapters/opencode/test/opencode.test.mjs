@@ -81,3 +81,22 @@ test("a missing plugin.wasm leaves OpenCode with no hooks", async () => {
   const hooks = await CtxhookPlugin({}, { wasm: "/nonexistent/plugin.wasm" });
   assert.deepEqual(hooks, {});
 });
+
+test("a large MCP result is shaped in place: head and pointer, the whole body stored", async () => {
+  const home = freshHome();
+  const env = { ...process.env, CTXHOOK_HOME: home };
+  const hooks = await CtxhookPlugin({ directory: "/proj" }, { ctxhook: bin, env, log: () => {} });
+  const after = recorded("tool.execute.after");
+  const lines = [];
+  for (let i = 0; i < 400; i++) lines.push(`Log line ${i}: FACT-${i} handled`);
+  after.output.content[0].text = lines.join("\n");
+  const content = after.output.content;
+  await hooks["tool.execute.after"](after.input, after.output);
+  assert.equal(after.output.content, content, "content array replaced instead of changed in place");
+  assert.equal(content.length, 2);
+  assert.ok(content[0].text.length < 1500, `shaped text is ${content[0].text.length} bytes`);
+  const key = /stored as event (e[0-9a-f]{16})/.exec(content[0].text)?.[1];
+  assert.ok(key, content[0].text.slice(-300));
+  const shown = execFileSync(bin, ["show", key], { env }).toString();
+  assert.match(shown, /FACT-399 handled/);
+});

@@ -138,7 +138,7 @@ func TestSearchShowStats(t *testing.T) {
 	if _, errs, code := e.run(t, nil, "show", "999"); code != 1 || !strings.Contains(errs, "no event 999") {
 		t.Errorf("show 999: %d %q", code, errs)
 	}
-	if _, errs, code := e.run(t, nil, "show", "abc"); code != 1 || !strings.Contains(errs, "positive number") {
+	if _, errs, code := e.run(t, nil, "show", "abc"); code != 1 || !strings.Contains(errs, "positive id") {
 		t.Errorf("show abc: %d %q", code, errs)
 	}
 	out, _, _ = e.run(t, nil, "stats")

@@ -12,7 +12,7 @@ import (
 )
 
 func runShow(ctx context.Context, env Env, args []string) int {
-	fs := newFlags(env, "show", "[--json] <id>", "Print one captured event in full (ids come from 'ctxhook search').")
+	fs := newFlags(env, "show", "[--json] <id|key>", "Print one captured event in full (ids come from 'ctxhook search'; keys like e1a2b3c4d5e6f7a8b from shaped responses and hints).")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, code, ok := parse(fs, args)
 	if !ok {
@@ -22,18 +22,18 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		fs.Usage()
 		return 2
 	}
-	id, err := strconv.ParseInt(strings.TrimPrefix(pos[0], "#"), 10, 64)
-	if err != nil || id < 1 {
-		return fail(env, "event id must be a positive number, not %q", pos[0])
+	ref := strings.TrimPrefix(pos[0], "#")
+	if id, err := strconv.ParseInt(ref, 10, 64); (err == nil && id < 1) || (err != nil && !isEventKey(ref)) {
+		return fail(env, "an event is named by a positive id (42) or a key (e1a2b3c4d5e6f7a8b), not %q", pos[0])
 	}
 	st, code := openStore(env)
 	if st == nil {
 		return code
 	}
 	defer st.Close()
-	e, err := st.Event(id)
+	e, err := st.EventByRef(ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(env, "no event %d", id)
+		return fail(env, "no event %s", ref)
 	}
 	if err != nil {
 		return fail(env, "%v", err)
@@ -42,7 +42,11 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		return writeJSON(env, e)
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "event      #%d\n", e.ID)
+	fmt.Fprintf(w, "event      #%d", e.ID)
+	if e.Key != "" {
+		fmt.Fprintf(w, " (key %s)", e.Key)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "time       %s\n", time.UnixMilli(e.TimeMS).Format(time.RFC3339))
 	fmt.Fprintf(w, "session    %s (%s)\n", e.Session, e.Harness)
 	fmt.Fprintf(w, "hook       %s, category %s\n", e.HookEvent, e.Category)
@@ -65,4 +69,17 @@ func runShow(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintln(w, "\n"+e.Body())
 	return 0
+}
+
+// isEventKey reports whether s looks like a key the plugin gives events.
+func isEventKey(s string) bool {
+	if len(s) != 17 || s[0] != 'e' {
+		return false
+	}
+	for _, c := range s[1:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

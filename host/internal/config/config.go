@@ -8,6 +8,10 @@
 //	[capture]
 //	max_event_bytes = 4194304      # per-event cap; -1 = none
 //
+//	[shaping]
+//	threshold_bytes = 8192         # larger MCP responses reach the model as head + pointer; -1 = off
+//	head_bytes = 1024              # how much of the text the model still gets
+//
 //	[servers.workflow-server]
 //	relay = true
 //	token_arg = "session_token"    # default
@@ -17,6 +21,7 @@
 //	proxy = true                   # runs behind `ctxhook proxy` (set by install --wrap-mcp)
 //	meta_key = "session_token"     # proxy: also send the token in params._meta
 //	headers = { Authorization = "Bearer ${JIRA_TOKEN}" }   # proxy --url: HTTP headers, ${VAR} from the environment
+//	shape_bytes = 32768            # this server's shaping threshold; -1 = never shape it
 package config
 
 import (
@@ -35,6 +40,10 @@ type file struct {
 	Capture struct {
 		MaxEventBytes int `toml:"max_event_bytes"`
 	} `toml:"capture"`
+	Shaping struct {
+		ThresholdBytes int `toml:"threshold_bytes"`
+		HeadBytes      int `toml:"head_bytes"`
+	} `toml:"shaping"`
 	Servers map[string]struct {
 		Relay        bool              `toml:"relay"`
 		TokenArg     string            `toml:"token_arg"`
@@ -44,6 +53,7 @@ type file struct {
 		Proxy        bool              `toml:"proxy"`
 		MetaKey      string            `toml:"meta_key"`
 		Headers      map[string]string `toml:"headers"`
+		ShapeBytes   int               `toml:"shape_bytes"`
 	} `toml:"servers"`
 }
 
@@ -74,7 +84,11 @@ func Parse(text string) (abi.Config, error) {
 		sort.Strings(keys)
 		return abi.Config{}, fmt.Errorf("config: unknown keys: %s", strings.Join(keys, ", "))
 	}
-	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes}}
+	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes},
+		Shaping: abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes}}
+	if f.Shaping.ThresholdBytes < -1 || f.Shaping.HeadBytes < 0 {
+		return abi.Config{}, fmt.Errorf("config: shaping.threshold_bytes must be -1 (off) or positive, head_bytes positive")
+	}
 	if f.Capture.MaxEventBytes < -1 {
 		return abi.Config{}, fmt.Errorf("config: capture.max_event_bytes must be -1 (no cap) or positive, not %d", f.Capture.MaxEventBytes)
 	}
@@ -83,7 +97,7 @@ func Parse(text string) (abi.Config, error) {
 			cfg.Servers = map[string]abi.ServerConfig{}
 		}
 		cfg.Servers[name] = abi.ServerConfig{Relay: s.Relay, TokenArg: s.TokenArg, StartTools: s.StartTools,
-			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey}
+			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey, ShapeBytes: s.ShapeBytes}
 	}
 	return cfg, nil
 }

@@ -99,10 +99,23 @@ type hookOutput struct {
 }
 
 type specific struct {
-	HookEventName      string          `json:"hookEventName"`
-	PermissionDecision string          `json:"permissionDecision,omitempty"`
-	UpdatedInput       json.RawMessage `json:"updatedInput,omitempty"`
-	AdditionalContext  string          `json:"additionalContext,omitempty"`
+	HookEventName        string          `json:"hookEventName"`
+	PermissionDecision   string          `json:"permissionDecision,omitempty"`
+	UpdatedInput         json.RawMessage `json:"updatedInput,omitempty"`
+	AdditionalContext    string          `json:"additionalContext,omitempty"`
+	UpdatedMCPToolOutput string          `json:"updatedMCPToolOutput,omitempty"`
+}
+
+// PostToolUseOutput returns the stdout that adds context after a tool result
+// and, when replacement is set, replaces the MCP tool's output the model
+// sees (Claude Code takes a string here; Codex ignores the field, so the
+// plugin never sends it to Codex).
+func PostToolUseOutput(event, context, replacement string) string {
+	return encode(hookOutput{HookSpecificOutput: &specific{
+		HookEventName:        event,
+		AdditionalContext:    context,
+		UpdatedMCPToolOutput: replacement,
+	}})
 }
 
 func encode(v any) string { return payload.Encode(v) }

@@ -118,17 +118,21 @@ func Unstring(raw json.RawMessage) json.RawMessage {
 	return json.RawMessage(t)
 }
 
-// UpdatedInput returns the stdout that merges input into the tool's
-// arguments. No permission is given: the user's approval rules still apply.
-func UpdatedInput(input json.RawMessage) string {
+// PreToolUseOutput returns the stdout that merges input into the tool's
+// arguments (when set) and adds context. No permission is given: the
+// user's approval rules still apply.
+func PreToolUseOutput(input json.RawMessage, context string) string {
 	return payload.Encode(struct {
-		UpdatedInput json.RawMessage `json:"updated_input"`
-	}{input})
+		UpdatedInput      json.RawMessage `json:"updated_input,omitempty"`
+		AdditionalContext string          `json:"additional_context,omitempty"`
+	}{input, context})
 }
 
-// AdditionalContext returns the stdout that adds text for the model.
-func AdditionalContext(text string) string {
+// PostToolUseOutput returns the stdout that adds context and, when replacement
+// is set, replaces the MCP result the model sees.
+func PostToolUseOutput(context, replacement string) string {
 	return payload.Encode(struct {
-		AdditionalContext string `json:"additional_context"`
-	}{text})
+		AdditionalContext    string `json:"additional_context,omitempty"`
+		UpdatedMCPToolOutput string `json:"updated_mcp_tool_output,omitempty"`
+	}{context, replacement})
 }

@@ -28,12 +28,17 @@ func (h claudeHook) decide(d *decision, event string) {
 	}
 	switch event {
 	case claude.PreToolUse:
-		d.preTool(h.call(event), func(updated json.RawMessage) string {
-			return claude.PreToolUseAllow(updated, "")
+		d.preTool(h.call(event), true, func(updated json.RawMessage, hint string) string {
+			if updated == nil {
+				return claude.AdditionalContext(event, hint)
+			}
+			return claude.PreToolUseAllow(updated, hint)
 		})
 	case claude.PostToolUse, claude.PostToolUseFailure:
-		d.postTool(h.call(event), func(text string) string {
-			return claude.AdditionalContext(event, text)
+		// Codex ignores updatedMCPToolOutput: only Claude Code is shaped.
+		canReplace := d.req.Harness == abi.HarnessClaudeCode
+		d.postTool(h.call(event), canReplace, func(context, replacement string) string {
+			return claude.PostToolUseOutput(event, context, replacement)
 		})
 	case claude.UserPromptSubmit:
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)

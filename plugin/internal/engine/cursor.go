@@ -41,9 +41,9 @@ func (h cursorHook) decide(d *decision, event string) {
 	}
 	switch event {
 	case cursor.PreToolUse:
-		d.preTool(h.call(d, event), cursor.UpdatedInput)
+		d.preTool(h.call(d, event), true, cursor.PreToolUseOutput)
 	case cursor.PostToolUse, cursor.PostToolUseFailure:
-		d.postTool(h.call(d, event), cursor.AdditionalContext)
+		d.postTool(h.call(d, event), true, cursor.PostToolUseOutput)
 	case cursor.BeforeMCPExecution, cursor.AfterMCPExecution:
 		h.learn(d)
 	case cursor.BeforeSubmitPrompt:

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/gemini"
@@ -26,10 +28,13 @@ func (h geminiHook) decide(d *decision, event string) {
 	}
 	switch event {
 	case gemini.BeforeTool:
-		d.preTool(h.call(event), gemini.BeforeToolInput)
+		d.preTool(h.call(event), false, func(updated json.RawMessage, _ string) string {
+			return gemini.BeforeToolInput(updated)
+		})
 	case gemini.AfterTool:
-		d.postTool(h.call(event), func(text string) string {
-			return gemini.AdditionalContext(event, text)
+		// Gemini CLI can replace output only by failing the call: no shaping.
+		d.postTool(h.call(event), false, func(context, _ string) string {
+			return gemini.AdditionalContext(event, context)
 		})
 	case gemini.BeforeAgent:
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)

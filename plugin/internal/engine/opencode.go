@@ -26,12 +26,12 @@ func (h openCodeHook) decide(d *decision, _ string) {
 	p := h.p
 	switch p.Hook {
 	case opencode.ToolBefore:
-		d.preTool(h.call(d), func(updated json.RawMessage) string {
+		d.preTool(h.call(d), false, func(updated json.RawMessage, _ string) string {
 			return opencode.Answer{Args: updated}.Encode()
 		})
 	case opencode.ToolAfter:
-		d.postTool(h.call(d), func(text string) string {
-			return opencode.Answer{AppendText: text}.Encode()
+		d.postTool(h.call(d), h.p.IsMCPResult(), func(context, replacement string) string {
+			return opencode.Answer{Replace: replacement, AppendText: context}.Encode()
 		})
 	case opencode.ChatMessage:
 		d.record(d.newEvent(p.Hook, abi.CategoryPrompt, p.Directory), p.PromptText())

@@ -3,10 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/mcpmsg"
 	"github.com/ctxhook/ctxhook/plugin/internal/relay"
+	"github.com/ctxhook/ctxhook/plugin/internal/shape"
 )
 
 // proxyCall is one message through ctxhook's MCP proxy. The proxy sees the
@@ -76,6 +79,7 @@ func (c proxyCall) response(d *decision) {
 	}
 	call, _, _ := mcpmsg.ParseCall(c.p.Request)
 	server := c.p.Server
+	forward := res.Result // what the client gets, once the token is hidden
 	if rs, ok := relay.Lookup(d.req.Config, server); ok && res.Result != nil {
 		if tok, ok := rs.Capture(res.Result.Raw()); ok && d.state.setToken(server, tok) {
 			d.dirty = true
@@ -83,9 +87,7 @@ func (c proxyCall) response(d *decision) {
 		}
 		if tok := d.state.Tokens[server]; tok != "" {
 			if out, changed := mcpmsg.StripToken(res.Result, tok, rs.TokenArg, abi.TokenPlaceholder); changed {
-				msg := res.Msg.Clone()
-				msg["result"] = out
-				d.stdout = string(msg.Raw()) + "\n"
+				forward, _ = mcpmsg.ParseObject(out)
 			}
 		}
 	}
@@ -104,5 +106,41 @@ func (c proxyCall) response(d *decision) {
 	ev.Server = server
 	ev.Tool = "mcp__" + server + "__" + call.Tool
 	ev.ToolUseID = string(res.Msg["id"])
+	ev.Key = shape.Key(d.session, server, ev.ToolUseID, strconv.FormatInt(d.req.NowMS, 10), string(call.Args))
 	d.storeTool(ev, call.Args, response, nil)
+	if forward != nil && !res.IsError() {
+		if shaped, ok := d.shapeResult(server, forward, ev); ok {
+			forward = shaped
+		}
+	}
+	if forward != nil && string(forward.Raw()) != string(res.Result.Raw()) {
+		msg := res.Msg.Clone()
+		msg["result"] = forward.Raw()
+		d.stdout = string(msg.Raw()) + "\n"
+	}
+}
+
+// shapeResult replaces a large result's content with its head and a
+// pointer to the stored event. A result with structuredContent is left
+// whole: a client checks it against the tool's outputSchema, and shaping
+// it would turn a good answer into a validation error.
+func (d *decision) shapeResult(server string, result mcpmsg.Object, ev *abi.Event) (mcpmsg.Object, bool) {
+	limit := shape.Threshold(d.req.Config, server)
+	raw := result.Raw()
+	if limit == 0 || len(raw) <= limit || server == classify.OwnServer || result["structuredContent"] != nil {
+		return nil, false
+	}
+	text := readableText(raw)
+	if text == "" {
+		return nil, false
+	}
+	out := shape.Shaped(text, shape.HeadBytes(d.req.Config), ev.Key, len(raw))
+	if len(out) >= len(raw) {
+		return nil, false
+	}
+	shaped := result.Clone()
+	shaped.Set("content", []map[string]string{{"type": "text", "text": out}})
+	ev.ContextBytes = len(out)
+	d.tally(abi.TallyShaped)
+	return shaped, true
 }

@@ -19,6 +19,40 @@ type sessionState struct {
 	// Retired keeps the last tokens each server rotated away from, so they
 	// are still redacted if they show up again.
 	Retired []string `json:"retired,omitempty"`
+	// Answered maps recent MCP calls (by shape.CallHash) to the key of the
+	// stored answer, oldest first, for re-fetch hints.
+	Answered []answered `json:"answered,omitempty"`
+}
+
+type answered struct {
+	Hash string `json:"h"`
+	Key  string `json:"k"`
+}
+
+// maxAnswered bounds Answered: a repeat of a call 256 calls ago is found
+// by search, not by a hint.
+const maxAnswered = 256
+
+// remember records that the call hash was answered by event key.
+func (s *sessionState) remember(hash, key string) {
+	s.Answered = slices.DeleteFunc(s.Answered, func(a answered) bool { return a.Hash == hash })
+	s.Answered = append(s.Answered, answered{hash, key})
+	if len(s.Answered) > maxAnswered {
+		s.Answered = s.Answered[len(s.Answered)-maxAnswered:]
+	}
+}
+
+// answer returns the key of the stored answer to a call, or "".
+func (s *sessionState) answer(hash string) string {
+	if hash == "" {
+		return ""
+	}
+	for _, a := range s.Answered {
+		if a.Hash == hash {
+			return a.Key
+		}
+	}
+	return ""
 }
 
 // maxRetired bounds Retired: a token that rotated away 32 calls ago is

@@ -3,11 +3,13 @@ package engine
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/nudge"
 	"github.com/ctxhook/ctxhook/plugin/internal/relay"
+	"github.com/ctxhook/ctxhook/plugin/internal/shape"
 )
 
 // toolCall is one before- or after-tool hook, reduced by its dialect to
@@ -34,28 +36,48 @@ type toolCall struct {
 	failed  bool
 }
 
-// preTool injects the relay token when one is due. render turns the whole
-// updated input into the harness's stdout.
-func (d *decision) preTool(c toolCall, render func(updated json.RawMessage) string) {
-	if !c.isMCP || c.server == "" {
+// preTool injects the relay token when one is due and, where the harness
+// can take context before a call (hints), points a repeat of an answered
+// call at the stored answer. render gets the whole updated input (nil when
+// nothing is injected) and the hint ("" when none).
+func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawMessage, hint string) string) {
+	if !c.isMCP {
 		return
 	}
-	rs, ok := relay.Lookup(d.req.Config, c.server)
-	if !ok || rs.Proxy {
-		return // a proxied server's relay runs in the proxy
+	var hint string
+	if hints && c.server != classify.OwnServer {
+		if key := d.state.answer(d.callHash(c)); key != "" {
+			hint = shape.RefetchHint(key)
+			d.tally(abi.TallyRefetch)
+		}
 	}
-	updated, skip := rs.Inject(c.mcpTool, c.input, d.state.Tokens[c.server])
-	if skip != relay.SkipNone {
+	var updated json.RawMessage
+	if rs, ok := relay.Lookup(d.req.Config, c.server); ok && !rs.Proxy { // a proxied server's relay runs in the proxy
+		if u, skip := rs.Inject(c.mcpTool, c.input, d.state.Tokens[c.server]); skip == relay.SkipNone {
+			updated = u
+			d.tally(abi.TallyRelayed)
+		}
+	}
+	if updated == nil && hint == "" {
 		return
 	}
-	d.stdout = render(updated)
-	d.tally(abi.TallyRelayed)
+	d.stdout = render(updated, hint)
 }
 
-// postTool captures a token, records the call with its full response, and
-// applies the nudge cadence. render turns a nudge into the harness's
-// stdout; nil means the harness has no way to add context here.
-func (d *decision) postTool(c toolCall, render func(text string) string) {
+// callHash names an MCP call for re-fetch hints, ignoring the relay token.
+func (d *decision) callHash(c toolCall) string {
+	tokenArg := abi.DefaultTokenArg
+	if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
+		tokenArg = rs.TokenArg
+	}
+	return shape.CallHash(c.server, c.mcpTool, c.input, tokenArg)
+}
+
+// postTool captures a token, records the call with its full response,
+// shapes a large MCP response where the harness can replace it
+// (canReplace), and applies the nudge cadence. render gets the nudge and
+// the replacement ("" when none); nil means the harness takes neither.
+func (d *decision) postTool(c toolCall, canReplace bool, render func(context, replacement string) string) {
 	category := c.category
 	if c.failed {
 		category = abi.CategoryError
@@ -65,29 +87,66 @@ func (d *decision) postTool(c toolCall, render func(text string) string) {
 	proxied := c.isMCP && c.server != "" && d.req.Config.Servers[c.server].Proxy
 	if c.isMCP && c.server != "" && !c.failed && !proxied {
 		if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
-			// A new token joins state.known() and so is redacted below.
 			from := c.response
 			if c.capture != nil {
 				from = c.capture
 			}
+			// A new token joins state.known() and so is redacted below.
 			if tok, ok := rs.Capture(from); ok && d.state.setToken(c.server, tok) {
 				d.dirty = true
 				d.tally(abi.TallyCapture)
 			}
 		}
 	}
+	var replacement string
 	if !proxied {
 		ev := d.newEvent(c.event, category, c.cwd)
 		ev.Tool, ev.Server, ev.ToolUseID = c.tool, c.server, c.toolUseID
+		ev.Key = shape.Key(d.session, c.toolUseID, c.tool, c.event, strconv.FormatInt(d.req.NowMS, 10), string(c.input))
 		d.storeTool(ev, c.input, c.response, c.capture)
+		if c.isMCP && !c.failed && c.server != classify.OwnServer {
+			if h := d.callHash(c); h != "" {
+				d.state.remember(h, ev.Key)
+				d.dirty = true
+			}
+			if canReplace {
+				replacement = d.shape(c, ev)
+			}
+		}
 	}
 	if c.failed || render == nil {
 		return
 	}
-	if text, ok := nudgeFor(d, category, c.server, c.isMCP, len(c.response)); ok {
-		d.stdout = render(text)
+	text, nudged := nudgeFor(d, category, c.server, c.isMCP, len(c.response))
+	if nudged {
 		d.tally(abi.TallyNudges)
 	}
+	if nudged || replacement != "" {
+		d.stdout = render(text, replacement)
+	}
+}
+
+// shape returns what the model gets instead of a large response, or "".
+func (d *decision) shape(c toolCall, ev *abi.Event) string {
+	limit := shape.Threshold(d.req.Config, c.server)
+	if limit == 0 || len(c.response) <= limit {
+		return ""
+	}
+	readable := c.capture
+	if readable == nil {
+		readable = c.response
+	}
+	text := readableText(readable)
+	if text == "" {
+		text = string(c.response)
+	}
+	out := shape.Shaped(text, shape.HeadBytes(d.req.Config), ev.Key, len(c.response))
+	if len(out) >= len(c.response) {
+		return ""
+	}
+	ev.ContextBytes = len(out)
+	d.tally(abi.TallyShaped)
+	return out
 }
 
 // nudgeFor applies the cadence: external MCP calls 1, N+1, 2N+1..., and

@@ -116,10 +116,12 @@ func Split(tool string, servers []string) (server, rest string, ok bool) {
 }
 
 // Answer is the stdout the loader applies. Args replaces the contents of
-// output.args in place; AppendText is added for the model after the
-// tool result (a text block for MCP, a paragraph for built-ins).
+// output.args in place; Replace replaces an MCP result's content with one
+// text block; AppendText is added for the model after the tool result (a
+// text block for MCP, a paragraph for built-ins).
 type Answer struct {
 	Args       json.RawMessage `json:"args,omitempty"`
+	Replace    string          `json:"replace,omitempty"`
 	AppendText string          `json:"append_text,omitempty"`
 }
 
