@@ -348,3 +348,61 @@ func asciiLower(s string) string {
 	}
 	return string(b)
 }
+
+// IndexState returns the number of events, the highest id and the newest
+// event's time: enough to tell whether the index changed, and how fresh
+// it is.
+func (s *Store) IndexState() (events, maxID, newestMS int64, err error) {
+	st, _, err := s.conn.Prepare(`SELECT count(*), coalesce(max(id),0), coalesce(max(ts_ms),0) FROM events`)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	if st.Step() {
+		events, maxID, newestMS = st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)
+	}
+	return events, maxID, newestMS, st.Err()
+}
+
+// Around returns up to before events preceding and after events following
+// event id in its session, in id order, the event itself included.
+func (s *Store) Around(id int64, before, after int) ([]Event, error) {
+	anchor, err := s.Event(id)
+	if err != nil {
+		return nil, err
+	}
+	query := func(sql string, n int) ([]Event, error) {
+		if n <= 0 {
+			return nil, nil
+		}
+		st, _, err := s.conn.Prepare(`SELECT ` + eventCols + ` FROM events WHERE session = ? AND ` + sql)
+		if err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		defer st.Close()
+		bindAll(st, anchor.Session, id, int64(n))
+		var out []Event
+		for st.Step() {
+			out = append(out, scanEvent(st))
+		}
+		return out, st.Err()
+	}
+	prev, err := query(`id < ? ORDER BY id DESC LIMIT ?`, before)
+	if err != nil {
+		return nil, err
+	}
+	next, err := query(`id > ? ORDER BY id LIMIT ?`, after)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(prev)+1+len(next))
+	for i := len(prev) - 1; i >= 0; i-- {
+		out = append(out, prev[i])
+	}
+	out = append(out, anchor)
+	return append(out, next...), nil
+}
+
+// MaxScore is the highest fused score a hit can have (first in both
+// indexes), so score/MaxScore is a confidence in [0, 1].
+const MaxScore = 2.0 / (rrfK + 1)

@@ -1,0 +1,297 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var now = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// session connects the official Go SDK client to a server over the SDK's
+// in-memory transport, with a real store holding events.
+func session(t *testing.T, events []abi.Event) *mcp.ClientSession {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "ctxhook.db")
+	if events != nil {
+		st, err := store.Open(db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Apply(events, []abi.Effect{{Op: abi.OpTally, Session: "s1", Name: abi.TallyRefetch, Count: 2}}); err != nil {
+			t.Fatal(err)
+		}
+		st.Close()
+	}
+	srv := New(Options{DB: db, Version: "test", Now: func() time.Time { return now }})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func corpus() []abi.Event {
+	mk := func(i int, session, server, tool, text string) abi.Event {
+		return abi.Event{TimeMS: now.Add(time.Duration(i-100) * time.Minute).UnixMilli(), Session: session, Harness: "claude-code",
+			HookEvent: "PostToolUse", Category: "mcp", Server: server, Tool: tool, Cwd: "/proj",
+			Args: `{"id":"X"}`, Response: `[{"type":"text","text":"` + text + `"}]`, Text: text,
+			ResponseBytes: len(text) + 30, Key: "e" + strings.Repeat("0", 15) + string(rune('a'+i))}
+	}
+	big := strings.Repeat("lorem ipsum dolor sit amet ", 4000) + "THE-END-MARKER"
+	evs := []abi.Event{
+		mk(1, "s1", "jira", "mcp__jira__get_issue", "Ticket CVX-5909: checkout fails with HTTP 502 from the payments gateway"),
+		mk(2, "s1", "sentry", "mcp__sentry__get_event", "TypeError in getUserById at src/api/users.ts:42"),
+		mk(3, "s1", "jira", "mcp__jira__get_issue", "Ticket CVX-5910: retryPolicyForGateway misconfigured"),
+		mk(4, "s2", "jira", "mcp__jira__get_issue", "Ticket CVX-1000: printers"),
+		mk(5, "s1", "grafana", "mcp__grafana__query", big),
+	}
+	evs[2].ContextBytes = 10
+	return evs
+}
+
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, map[string]any) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	var out map[string]any
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &out)
+	}
+	return res, out
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// metaFields is every field every answer's metadata must carry.
+var metaFields = []string{"tokens", "duration_ms", "timestamp", "cached", "results_total", "results_returned",
+	"results_truncated", "index_size", "index_last_updated", "warnings", "request_id", "tool_version"}
+
+func checkMeta(t *testing.T, name string, res *mcp.CallToolResult, out map[string]any) map[string]any {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("%s: tool error %s", name, text(res))
+	}
+	m, _ := out["meta"].(map[string]any)
+	for _, f := range metaFields {
+		if _, ok := m[f]; !ok {
+			t.Errorf("%s: structured meta lacks %s: %v", name, f, m)
+		}
+	}
+	wire, _ := json.Marshal(res.Meta["ctxhook"])
+	var fromMeta map[string]any
+	json.Unmarshal(wire, &fromMeta)
+	if fromMeta["request_id"] != m["request_id"] || fromMeta["results_total"] != m["results_total"] {
+		t.Errorf("%s: _meta.ctxhook differs from structuredContent.meta: %v vs %v", name, fromMeta, m)
+	}
+	if first := strings.SplitN(text(res), "\n", 2)[0]; !strings.HasPrefix(first, "[ctxhook] ") || !strings.Contains(first, "tokens") {
+		t.Errorf("%s: text does not start with the essentials: %q", name, first)
+	}
+	if tok, _ := m["tokens"].(float64); int(tok) < len(text(res))/4-1 || int(tok) > len(text(res))/4+2 {
+		t.Errorf("%s: tokens %v for %d bytes of text", name, tok, len(text(res)))
+	}
+	return m
+}
+
+func TestToolsHaveSchemas(t *testing.T) {
+	cs := session(t, corpus())
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		got[tool.Name] = tool
+	}
+	for name, required := range map[string][]string{"search": {"query"}, "get_context": {"chunk_id"}, "get_event": {"id"}, "stats": nil} {
+		tool := got[name]
+		if tool == nil {
+			t.Fatalf("no tool %s", name)
+		}
+		in, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Required []string `json:"required"`
+		}
+		json.Unmarshal(in, &schema)
+		if strings.Join(schema.Required, ",") != strings.Join(required, ",") {
+			t.Errorf("%s: required %v, want %v", name, schema.Required, required)
+		}
+		out, _ := json.Marshal(tool.OutputSchema)
+		for _, f := range append([]string{`"meta"`}, quoted(metaFields)...) {
+			if !strings.Contains(string(out), f) {
+				t.Errorf("%s: outputSchema lacks %s", name, f)
+			}
+		}
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s: not marked read-only", name)
+		}
+	}
+}
+
+func quoted(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, `"`+s+`"`)
+	}
+	return out
+}
+
+func TestSearch(t *testing.T) {
+	cs := session(t, corpus())
+	res, out := callTool(t, cs, "search", map[string]any{"query": "Ticket", "session": "s1", "limit": 1})
+	m := checkMeta(t, "search", res, out)
+	results, _ := out["results"].([]any)
+	if len(results) != 1 || m["results_total"] != float64(2) || m["results_returned"] != float64(1) || m["results_truncated"] != true {
+		t.Fatalf("search Ticket: %d results, meta %v", len(results), m)
+	}
+	hit := results[0].(map[string]any)
+	if c, _ := hit["confidence"].(float64); c <= 0 || c > 1 {
+		t.Errorf("confidence %v", hit["confidence"])
+	}
+	if m["cached"] != false || m["index_size"] != float64(5) || m["tool_version"] != "test" {
+		t.Errorf("meta %v", m)
+	}
+	// The same request again, index unchanged: from the cache.
+	res, out = callTool(t, cs, "search", map[string]any{"query": "Ticket", "session": "s1", "limit": 1})
+	if m2 := checkMeta(t, "search again", res, out); m2["cached"] != true || m2["request_id"] == m["request_id"] {
+		t.Errorf("repeat not cached or same request id: %v", m2)
+	}
+	// Filters.
+	for _, tt := range []struct {
+		args map[string]any
+		want int
+	}{
+		{map[string]any{"query": "CVX", "server": "jira", "session": "s2"}, 1},
+		{map[string]any{"query": "getUserById", "category": "mcp"}, 1},
+		{map[string]any{"query": "Ticket", "since": "2026-11-22T10:23:30Z"}, 1},
+		{map[string]any{"query": "Ticket", "until": "2026-11-22T10:22:00Z"}, 1},
+		{map[string]any{"query": "Ticket", "since": "98m"}, 2},
+	} {
+		res, out := callTool(t, cs, "search", tt.args)
+		m := checkMeta(t, "search", res, out)
+		if m["results_total"] != float64(tt.want) {
+			t.Errorf("search %v: total %v, want %d\n%s", tt.args, m["results_total"], tt.want, text(res))
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cs := session(t, corpus())
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"search", map[string]any{"query": "   "}, "query is empty"},
+		{"search", map[string]any{"query": "x", "limit": -1}, "between 1 and 50"},
+		{"search", map[string]any{"query": "x", "limit": 100000}, "between 1 and 50"},
+		{"search", map[string]any{"query": "x", "since": "yesterday"}, "is not a time"},
+		{"search", map[string]any{}, "query"},
+		{"get_event", map[string]any{"id": 999}, "no event 999"},
+		{"get_event", map[string]any{"id": "enope"}, "no event enope"},
+		{"get_event", map[string]any{"id": 1.5}, "positive event id"},
+		{"get_event", map[string]any{"id": 1, "length": -5}, "between 1 and"},
+		{"get_event", map[string]any{"id": 1, "offset": 1 << 30}, "past the end"},
+		{"get_event", map[string]any{"id": []int{1}}, "number or a string"},
+		{"get_context", map[string]any{"chunk_id": 1, "direction": "sideways"}, "before, after or both"},
+		{"get_context", map[string]any{"chunk_id": 1, "count": 11}, "between 1 and 10"},
+		{"stats", map[string]any{"session": "nope"}, "no events for session"},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tt.tool, Arguments: tt.args})
+		if err != nil {
+			t.Errorf("%s %v: protocol error %v (want a tool error)", tt.tool, tt.args, err)
+			continue
+		}
+		if !res.IsError || !strings.Contains(text(res), tt.want) {
+			t.Errorf("%s %v: isError=%v %q, want %q", tt.tool, tt.args, res.IsError, text(res), tt.want)
+		}
+	}
+}
+
+func TestGetEventPagesAndKeys(t *testing.T) {
+	cs := session(t, corpus())
+	res, out := callTool(t, cs, "get_event", map[string]any{"id": 5, "length": 1000})
+	m := checkMeta(t, "get_event", res, out)
+	if out["length"] != float64(1000) || out["next_offset"] != float64(1000) || m["results_truncated"] != true {
+		t.Fatalf("page 1: %v", out)
+	}
+	total := int(out["total_bytes"].(float64))
+	res, out = callTool(t, cs, "get_event", map[string]any{"id": "e000000000000000f", "offset": total - 100})
+	checkMeta(t, "get_event by key", res, out)
+	if !strings.HasSuffix(out["body"].(string), "THE-END-MARKER") || out["next_offset"] != float64(total) {
+		t.Fatalf("last page: %v", out["body"])
+	}
+	res, out = callTool(t, cs, "get_event", map[string]any{"id": "1", "raw": true})
+	checkMeta(t, "get_event raw", res, out)
+	if out["format"] != "json" || !strings.HasPrefix(out["body"].(string), "[") {
+		t.Errorf("raw: %v", out)
+	}
+}
+
+func TestGetContextAndStats(t *testing.T) {
+	cs := session(t, corpus())
+	res, out := callTool(t, cs, "get_context", map[string]any{"chunk_id": 2, "count": 1})
+	checkMeta(t, "get_context", res, out)
+	evs, _ := out["events"].([]any)
+	if len(evs) != 3 || out["session"] != "s1" || out["project"] != "/proj" {
+		t.Fatalf("context: %v", out)
+	}
+	ids := []float64{}
+	for _, e := range evs {
+		ids = append(ids, e.(map[string]any)["id"].(float64))
+	}
+	if ids[0] != 1 || ids[1] != 2 || ids[2] != 3 || evs[1].(map[string]any)["anchor"] != true {
+		t.Errorf("context ids %v", ids)
+	}
+	_, out = callTool(t, cs, "get_context", map[string]any{"chunk_id": 3, "direction": "after"})
+	if evs, _ := out["events"].([]any); len(evs) != 2 { // 3, then 5 (4 is another session)
+		t.Errorf("after: %v", out["events"])
+	}
+	res, out = callTool(t, cs, "stats", map[string]any{"session": "s1"})
+	checkMeta(t, "stats", res, out)
+	if out["events"] != float64(4) || out["refetches_avoided"] != float64(2) || out["mcp_calls"] != float64(4) {
+		t.Errorf("stats: %v", out)
+	}
+}
+
+func TestEmptyAndStaleIndex(t *testing.T) {
+	cs := session(t, nil) // no store at all
+	res, out := callTool(t, cs, "search", map[string]any{"query": "anything"})
+	m := checkMeta(t, "search empty", res, out)
+	if w := m["warnings"].([]any); len(w) != 1 || w[0].(map[string]any)["code"] != "INDEX_EMPTY" {
+		t.Errorf("warnings %v", m["warnings"])
+	}
+	old := corpus()[:1]
+	old[0].TimeMS = now.Add(-72 * time.Hour).UnixMilli()
+	cs = session(t, old)
+	res, out = callTool(t, cs, "search", map[string]any{"query": "CVX"})
+	m = checkMeta(t, "search stale", res, out)
+	if w := m["warnings"].([]any); len(w) != 1 || w[0].(map[string]any)["code"] != "INDEX_STALE" {
+		t.Errorf("warnings %v", m["warnings"])
+	}
+}

@@ -1,0 +1,413 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SearchIn is search's input.
+type SearchIn struct {
+	Query    string `json:"query" jsonschema:"words, identifiers (CVX-5909), paths or code fragments to find"`
+	Session  string `json:"session,omitempty" jsonschema:"only this agent session"`
+	Server   string `json:"server,omitempty" jsonschema:"only this MCP server"`
+	Category string `json:"category,omitempty" jsonschema:"only this category: mcp, file_read, file_edit, shell, web, search, subagent, prompt, session, error, tool"`
+	Since    string `json:"since,omitempty" jsonschema:"only events at or after: RFC 3339 time, a date (2026-11-22), or an age (90m, 24h, 7d)"`
+	Until    string `json:"until,omitempty" jsonschema:"only events before: same forms as since"`
+	Limit    int    `json:"limit,omitempty" jsonschema:"results to return, 1 to 50 (default 10)"`
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID            int64   `json:"id" jsonschema:"event id: pass it to get_event or get_context"`
+	Key           string  `json:"key,omitempty" jsonschema:"event key (also accepted by get_event)"`
+	Time          string  `json:"time"`
+	Session       string  `json:"session"`
+	Harness       string  `json:"harness"`
+	Category      string  `json:"category"`
+	Tool          string  `json:"tool,omitempty"`
+	Server        string  `json:"server,omitempty"`
+	ResponseBytes int     `json:"response_bytes"`
+	Snippet       string  `json:"snippet" jsonschema:"text around the first match"`
+	Score         float64 `json:"score" jsonschema:"fused reciprocal-rank score"`
+	Confidence    float64 `json:"confidence" jsonschema:"score relative to the best possible (first in both indexes), 0 to 1"`
+}
+
+// SearchOut is search's output.
+type SearchOut struct {
+	Results []Hit `json:"results"`
+	Meta    Meta  `json:"meta"`
+}
+
+func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in SearchIn) (*mcp.CallToolResult, SearchOut, error) {
+	q := store.ParseQuery(in.Query)
+	if q.Empty() {
+		return nil, SearchOut{}, errors.New("query is empty: pass the words, identifiers or paths to look for")
+	}
+	limit, err := checkLimit(in.Limit, DefaultLimit, MaxLimit)
+	if err != nil {
+		return nil, SearchOut{}, err
+	}
+	since, err := parseTime(in.Since, s.opts.Now())
+	if err != nil {
+		return nil, SearchOut{}, fmt.Errorf("since: %v", err)
+	}
+	until, err := parseTime(in.Until, s.opts.Now())
+	if err != nil {
+		return nil, SearchOut{}, fmt.Errorf("until: %v", err)
+	}
+	return call(s, "search", in, func(o *SearchOut) *Meta { return &o.Meta }, func(st *store.Store, out *SearchOut) (string, error) {
+		out.Results = []Hit{}
+		if st == nil {
+			return "No events captured yet.", nil
+		}
+		hits, total, err := st.SearchTotal(q, store.SearchOptions{Session: in.Session, Server: in.Server,
+			Category: in.Category, SinceMS: since, UntilMS: until, Limit: limit})
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, h := range hits {
+			e := h.Event
+			out.Results = append(out.Results, Hit{ID: e.ID, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session,
+				Harness: e.Harness, Category: e.Category, Tool: e.Tool, Server: e.Server, ResponseBytes: e.ResponseBytes,
+				Snippet: h.Snippet, Score: round(h.Score, 6), Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
+			fmt.Fprintf(&b, "#%d %s %s %s (%d bytes, session %s)\n  %s\n", e.ID, rfc3339(e.TimeMS), e.Category,
+				orDash(e.Tool), e.ResponseBytes, e.Session, h.Snippet)
+		}
+		if len(hits) == 0 {
+			fmt.Fprintf(&b, "No events match %q.", in.Query)
+		} else {
+			b.WriteString("get_event <id> returns a response in full; get_context <id> shows what came around it.")
+		}
+		out.Meta.ResultsTotal, out.Meta.ResultsReturned = total, len(hits)
+		out.Meta.ResultsTruncated = total > len(hits)
+		return b.String(), nil
+	})
+}
+
+// ContextIn is get_context's input.
+type ContextIn struct {
+	ChunkID   any    `json:"chunk_id" jsonschema:"the id of a search result (a number) or an event key"`
+	Direction string `json:"direction,omitempty" jsonschema:"before, after or both (default both)"`
+	Count     int    `json:"count,omitempty" jsonschema:"events on each requested side, 1 to 10 (default 3)"`
+}
+
+// ContextEvent is one event in get_context's answer.
+type ContextEvent struct {
+	ID            int64  `json:"id"`
+	Time          string `json:"time"`
+	Category      string `json:"category"`
+	HookEvent     string `json:"hook_event"`
+	Tool          string `json:"tool,omitempty"`
+	Server        string `json:"server,omitempty"`
+	Args          string `json:"args,omitempty"`
+	ResponseBytes int    `json:"response_bytes"`
+	Preview       string `json:"preview" jsonschema:"the start of the response's text"`
+	Anchor        bool   `json:"anchor" jsonschema:"true for the event asked about"`
+}
+
+// ContextOut is get_context's output.
+type ContextOut struct {
+	Session string         `json:"session"`
+	Project string         `json:"project" jsonschema:"the working directory of the session"`
+	Events  []ContextEvent `json:"events" jsonschema:"in order"`
+	Meta    Meta           `json:"meta"`
+}
+
+func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in ContextIn) (*mcp.CallToolResult, ContextOut, error) {
+	ref, err := eventRef(in.ChunkID, "chunk_id")
+	if err != nil {
+		return nil, ContextOut{}, err
+	}
+	count, err := checkLimit(in.Count, 3, MaxContext)
+	if err != nil {
+		return nil, ContextOut{}, fmt.Errorf("count: %v", err)
+	}
+	before, after := count, count
+	switch in.Direction {
+	case "", "both":
+	case "before":
+		after = 0
+	case "after":
+		before = 0
+	default:
+		return nil, ContextOut{}, fmt.Errorf("direction must be before, after or both, not %q", in.Direction)
+	}
+	return call(s, "get_context", in, func(o *ContextOut) *Meta { return &o.Meta }, func(st *store.Store, out *ContextOut) (string, error) {
+		if st == nil {
+			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
+		}
+		anchor, err := st.EventByRef(ref)
+		if err != nil {
+			return "", notFound(err, ref)
+		}
+		evs, err := st.Around(anchor.ID, before, after)
+		if err != nil {
+			return "", err
+		}
+		out.Session, out.Project = anchor.Session, anchor.Cwd
+		out.Events = []ContextEvent{}
+		var b strings.Builder
+		fmt.Fprintf(&b, "session %s, project %s\n", anchor.Session, orDash(anchor.Cwd))
+		for _, e := range evs {
+			ce := ContextEvent{ID: e.ID, Time: rfc3339(e.TimeMS), Category: e.Category, HookEvent: e.HookEvent,
+				Tool: e.Tool, Server: e.Server, Args: e.Args, ResponseBytes: e.ResponseBytes,
+				Preview: preview(e.Body(), 300), Anchor: e.ID == anchor.ID}
+			out.Events = append(out.Events, ce)
+			mark := " "
+			if ce.Anchor {
+				mark = ">"
+			}
+			fmt.Fprintf(&b, "%s #%d %s %s %s %s\n    %s\n", mark, e.ID, ce.Time, e.Category, orDash(e.Tool), e.Args, ce.Preview)
+		}
+		out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(evs), len(evs)
+		return b.String(), nil
+	})
+}
+
+// EventIn is get_event's input.
+type EventIn struct {
+	ID     any  `json:"id" jsonschema:"event id (a number, from search) or key (e and 16 hex digits, from a shaped response or a hint)"`
+	Offset int  `json:"offset,omitempty" jsonschema:"byte offset into the body (default 0)"`
+	Length int  `json:"length,omitempty" jsonschema:"bytes to return, up to 262144 (default 32768)"`
+	Raw    bool `json:"raw,omitempty" jsonschema:"return the stored response as captured (JSON) instead of its readable text"`
+}
+
+// EventInfo describes a stored event.
+type EventInfo struct {
+	ID            int64  `json:"id"`
+	Key           string `json:"key,omitempty"`
+	Time          string `json:"time"`
+	Session       string `json:"session"`
+	Harness       string `json:"harness"`
+	HookEvent     string `json:"hook_event"`
+	Category      string `json:"category"`
+	Tool          string `json:"tool,omitempty"`
+	Server        string `json:"server,omitempty"`
+	Args          string `json:"args,omitempty"`
+	Project       string `json:"project,omitempty"`
+	ResponseBytes int    `json:"response_bytes" jsonschema:"size of the response when captured"`
+	Redactions    int    `json:"redactions"`
+}
+
+// EventOut is get_event's output.
+type EventOut struct {
+	Event      EventInfo `json:"event"`
+	Body       string    `json:"body" jsonschema:"the requested part of the body"`
+	Format     string    `json:"format" jsonschema:"text (the response's readable text) or json (as captured)"`
+	Offset     int       `json:"offset"`
+	Length     int       `json:"length" jsonschema:"bytes in body"`
+	TotalBytes int       `json:"total_bytes" jsonschema:"bytes in the whole body"`
+	NextOffset int       `json:"next_offset" jsonschema:"offset of the next page; equal to total_bytes at the end"`
+	Meta       Meta      `json:"meta"`
+}
+
+func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in EventIn) (*mcp.CallToolResult, EventOut, error) {
+	ref, err := eventRef(in.ID, "id")
+	if err != nil {
+		return nil, EventOut{}, err
+	}
+	if in.Offset < 0 {
+		return nil, EventOut{}, fmt.Errorf("offset must be 0 or more, not %d", in.Offset)
+	}
+	length, err := checkLimit(in.Length, DefaultPage, MaxPage)
+	if err != nil {
+		return nil, EventOut{}, fmt.Errorf("length: %v", err)
+	}
+	return call(s, "get_event", in, func(o *EventOut) *Meta { return &o.Meta }, func(st *store.Store, out *EventOut) (string, error) {
+		if st == nil {
+			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
+		}
+		e, err := st.EventByRef(ref)
+		if err != nil {
+			return "", notFound(err, ref)
+		}
+		body, format := e.Body(), "text"
+		if in.Raw || e.Text == "" {
+			body, format = e.Response, "json"
+			if e.Text == "" && !strings.HasPrefix(strings.TrimSpace(body), "{") && !strings.HasPrefix(strings.TrimSpace(body), "[") {
+				format = "text"
+			}
+		}
+		if in.Offset > len(body) {
+			return "", fmt.Errorf("offset %d is past the end of the body (%d bytes)", in.Offset, len(body))
+		}
+		start := in.Offset
+		for start < len(body) && start > 0 && !utf8.RuneStart(body[start]) {
+			start++
+		}
+		end := min(start+length, len(body))
+		for end < len(body) && !utf8.RuneStart(body[end]) {
+			end--
+		}
+		out.Event = EventInfo{ID: e.ID, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness,
+			HookEvent: e.HookEvent, Category: e.Category, Tool: e.Tool, Server: e.Server, Args: e.Args, Project: e.Cwd,
+			ResponseBytes: e.ResponseBytes, Redactions: e.Redactions}
+		out.Body, out.Format = body[start:end], format
+		out.Offset, out.Length, out.TotalBytes, out.NextOffset = start, end-start, len(body), end
+		out.Meta.ResultsTotal, out.Meta.ResultsReturned = 1, 1
+		out.Meta.ResultsTruncated = start > 0 || end < len(body)
+		if e.Truncated {
+			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"BODY_TRUNCATED_AT_CAPTURE",
+				"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, orDash(e.Tool), rfc3339(e.TimeMS), e.Session, start, end, len(body))
+		if end < len(body) {
+			fmt.Fprintf(&b, " (next page: offset %d)", end)
+		}
+		b.WriteString("\n")
+		b.WriteString(out.Body)
+		return b.String(), nil
+	})
+}
+
+// StatsIn is stats' input.
+type StatsIn struct {
+	Session string `json:"session,omitempty" jsonschema:"one agent session (default: all)"`
+}
+
+// StatsOut is stats' output.
+type StatsOut struct {
+	Session          string           `json:"session,omitempty"`
+	Sessions         int64            `json:"sessions"`
+	Events           int64            `json:"events"`
+	MCPCalls         int64            `json:"mcp_calls"`
+	BytesCaptured    int64            `json:"bytes_captured" jsonschema:"size of all captured responses"`
+	BytesKeptOut     int64            `json:"bytes_kept_out_of_context" jsonschema:"bytes shaping kept out of the model's context"`
+	RefetchesAvoided int64            `json:"refetches_avoided" jsonschema:"repeated calls pointed at their stored answer"`
+	TokensRelayed    int64            `json:"tokens_relayed"`
+	TokensCaptured   int64            `json:"tokens_captured"`
+	NudgesFired      int64            `json:"nudges_fired"`
+	ResponsesShaped  int64            `json:"responses_shaped"`
+	Redactions       int64            `json:"redactions"`
+	ByCategory       map[string]int64 `json:"by_category"`
+	ByServer         map[string]int64 `json:"by_server"`
+	Meta             Meta             `json:"meta"`
+}
+
+func (s *Server) stats(ctx context.Context, req *mcp.CallToolRequest, in StatsIn) (*mcp.CallToolResult, StatsOut, error) {
+	return call(s, "stats", in, func(o *StatsOut) *Meta { return &o.Meta }, func(st *store.Store, out *StatsOut) (string, error) {
+		out.Session, out.ByCategory, out.ByServer = in.Session, map[string]int64{}, map[string]int64{}
+		if st == nil {
+			return "No events captured yet.", nil
+		}
+		x, err := st.Stats(in.Session)
+		if err != nil {
+			return "", err
+		}
+		if in.Session != "" && x.Events == 0 {
+			return "", fmt.Errorf("no events for session %q", in.Session)
+		}
+		*out = StatsOut{Session: in.Session, Sessions: x.Sessions, Events: x.Events, MCPCalls: x.MCPCalls,
+			BytesCaptured: x.BytesCaptured, BytesKeptOut: x.BytesKeptOut, RefetchesAvoided: x.Tallies[abi.TallyRefetch],
+			TokensRelayed: x.Tallies[abi.TallyRelayed], TokensCaptured: x.Tallies[abi.TallyCapture],
+			NudgesFired: x.Tallies[abi.TallyNudges], ResponsesShaped: x.Tallies[abi.TallyShaped], Redactions: x.Redactions,
+			ByCategory: x.ByCategory, ByServer: x.ByServer}
+		out.Meta.ResultsTotal, out.Meta.ResultsReturned = 1, 1
+		return fmt.Sprintf("%d events in %d sessions; %d MCP calls; %d bytes captured, %d kept out of context by shaping; "+
+			"%d re-fetches pointed at stored answers; %d tokens relayed; %d nudges; %d secrets redacted.",
+			out.Events, out.Sessions, out.MCPCalls, out.BytesCaptured, out.BytesKeptOut, out.RefetchesAvoided,
+			out.TokensRelayed, out.NudgesFired, out.Redactions), nil
+	})
+}
+
+// checkLimit applies a default to 0 and refuses what is out of range.
+func checkLimit(n, def, max int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < 0:
+		return 0, fmt.Errorf("limit must be between 1 and %d, not %d", max, n)
+	case n > max:
+		return 0, fmt.Errorf("limit must be between 1 and %d, not %d (page with offsets or narrow the query)", max, n)
+	}
+	return n, nil
+}
+
+// eventRef turns an id argument (a JSON number or string) into a store
+// reference.
+func eventRef(v any, field string) (string, error) {
+	switch t := v.(type) {
+	case float64:
+		if t < 1 || t != math.Trunc(t) {
+			return "", fmt.Errorf("%s must be a positive event id or an event key, not %v", field, t)
+		}
+		return strconv.FormatInt(int64(t), 10), nil
+	case string:
+		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
+		if t == "" {
+			return "", fmt.Errorf("%s is empty: pass an event id from search, or a key like e1a2b3c4d5e6f7a8b", field)
+		}
+		return t, nil
+	case nil:
+		return "", fmt.Errorf("%s is required: pass an event id from search, or a key like e1a2b3c4d5e6f7a8b", field)
+	}
+	return "", fmt.Errorf("%s must be a number or a string, not %T", field, v)
+}
+
+func notFound(err error, ref string) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("no event %s: ids come from search results, keys from shaped responses and hints", ref)
+	}
+	return err
+}
+
+// parseTime reads an RFC 3339 time, a date, or an age ("90m", "24h", "7d").
+func parseTime(s string, now time.Time) (int64, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UnixMilli(), nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.UnixMilli(), nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(d); err == nil && n >= 0 {
+			return now.Add(-time.Duration(n) * 24 * time.Hour).UnixMilli(), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d).UnixMilli(), nil
+	}
+	return 0, fmt.Errorf("%q is not a time: use RFC 3339 (2026-11-22T10:00:00Z), a date (2026-11-22) or an age (90m, 24h, 7d)", s)
+}
+
+func rfc3339(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
+
+func round(f float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(f*p) / p
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func preview(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
