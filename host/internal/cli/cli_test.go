@@ -178,7 +178,8 @@ func TestInstallDoctorUninstall(t *testing.T) {
 				t.Fatal("dry run wrote the settings file")
 			}
 			out, _, code = e.run(t, nil, "install", tt.harness)
-			if code != 0 || !strings.Contains(out, fmt.Sprintf("Wired %d %s hooks", tt.hooks, tt.title)) {
+			if code != 0 || !strings.Contains(out, fmt.Sprintf("Wired %d %s hooks", tt.hooks, tt.title)) ||
+				!strings.Contains(out, "Added ctxhook's MCP server") {
 				t.Fatalf("install: %d\n%s", code, out)
 			}
 			if out, _, _ := e.run(t, nil, "install", tt.harness); !strings.Contains(out, "Already installed") {
@@ -198,7 +199,7 @@ func TestInstallDoctorUninstall(t *testing.T) {
 				t.Fatalf("doctor after install: %d\n%s", code, out)
 			}
 			out, _, code = e.run(t, nil, "uninstall", tt.harness)
-			if code != 0 || !strings.Contains(out, fmt.Sprintf("Removed %d", tt.hooks)) {
+			if code != 0 || !strings.Contains(out, fmt.Sprintf("Removed %d", tt.hooks)) || !strings.Contains(out, "Removed ctxhook's MCP server") {
 				t.Fatalf("uninstall: %d\n%s", code, out)
 			}
 			if b, _ := os.ReadFile(settings); strings.Contains(string(b), "ctxhook") {

@@ -18,6 +18,7 @@ import (
 )
 
 type installFlags struct {
+	noMCP   bool
 	harness install.Harness
 	scope   string
 	dryRun  bool
@@ -31,6 +32,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	project := flags.Bool("project", false, "this project's settings (.claude/, .codex/, .gemini/, .cursor/, .mcp.json)")
 	dry := flags.Bool("dry-run", false, "print the resulting files, change nothing")
 	wrap := flags.Bool("wrap-mcp", false, "also run MCP servers through `ctxhook proxy` (the named ones, or every stdio server)")
+	noMCP := flags.Bool("no-mcp", false, "do not add (or remove) ctxhook's own MCP server (search, get_event...)")
 	pos, code, ok := parse(flags, args)
 	if !ok {
 		return installFlags{}, code, false
@@ -60,7 +62,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		fmt.Fprintln(env.Stderr, "ctxhook: choose one of --user and --project")
 		return installFlags{}, 2, false
 	}
-	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:]}
+	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP}
 	if *project {
 		f.scope = "project"
 	}
@@ -158,6 +160,9 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 			return code
 		}
 	}
+	if code := ownMCPServer(env, f, true); code != 0 {
+		return code
+	}
 	if created, err := writeDefaultConfig(p.Config); err != nil {
 		fmt.Fprintf(env.Stderr, "ctxhook: %v\n", err)
 	} else if created {
@@ -192,10 +197,13 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	// Unwrap first: for Gemini CLI the MCP servers and the hooks share one
-	// file, and the hooks plan must start from the unwrapped content.
+	// MCP changes first: for Gemini CLI the MCP servers and the hooks share
+	// one file, and the hooks plan must start from what they left.
 	p, _ := resolvePaths(env)
 	if code := wrapMCP(env, f, p.Config, false); code != 0 {
+		return code
+	}
+	if code := ownMCPServer(env, f, false); code != 0 {
 		return code
 	}
 	plan, err := install.PlanHooks(f.harness, path, executable(), false)
@@ -232,6 +240,51 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	return 0
 }
 
+// ownMCPServer adds (or removes) ctxhook's own MCP server, `ctxhook mcp`,
+// in the harness's MCP configuration.
+func ownMCPServer(env Env, f installFlags, add bool) int {
+	if f.noMCP || f.dryRun {
+		return 0
+	}
+	wd, _ := os.Getwd()
+	var plan install.Plan
+	var note string
+	var err error
+	if f.harness.Name == install.Codex.Name {
+		hooks, err := settingsPath(env, f.harness, f.scope)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		plan, note, err = install.PlanCodexMCP(install.CodexConfigPath(hooks), executable(), add)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+	} else {
+		m, ok := install.MCPEntryFor(f.harness, f.scope, env.Getenv, wd)
+		if !ok {
+			return 0
+		}
+		if plan, note, err = install.PlanMCPEntry(m, executable(), add); err != nil {
+			return fail(env, "%v", err)
+		}
+	}
+	if note != "" {
+		fmt.Fprintf(env.Stderr, "ctxhook: %s\n", note)
+	}
+	if !plan.Changed {
+		return 0
+	}
+	if _, err := plan.Apply(time.Now()); err != nil {
+		return fail(env, "%v", err)
+	}
+	if add {
+		fmt.Fprintf(env.Stdout, "Added ctxhook's MCP server (search, get_context, get_event, stats) to %s\n", plan.Path)
+	} else {
+		fmt.Fprintf(env.Stdout, "Removed ctxhook's MCP server from %s\n", plan.Path)
+	}
+	return 0
+}
+
 // installOpenCode writes or removes the OpenCode plugin.
 func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int {
 	wd, _ := os.Getwd()
@@ -252,6 +305,9 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	}
 	if err != nil {
 		return fail(env, "%v", err)
+	}
+	if code := ownMCPServer(env, f, add); code != 0 {
+		return code
 	}
 	w := env.Stdout
 	if !add {

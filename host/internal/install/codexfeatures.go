@@ -36,6 +36,10 @@ func PlanCodexFeatures(path string, install bool) (Plan, error) {
 	if len(before) == 0 {
 		lines = nil
 	}
+	if install && hooksOn(lines) {
+		p.After = p.Before // already on (by us or by the user): leave every line where it is
+		return p, nil
+	}
 	lines = withoutCodexLines(lines)
 	if install {
 		lines = withCodexHooks(lines)
@@ -60,7 +64,7 @@ func withoutCodexLines(lines []string) []string {
 	var out []string
 	for _, l := range lines {
 		_, mark, found := strings.Cut(l, codexMark)
-		if !found {
+		if !found || strings.Contains(l, codexMCPMark) {
 			out = append(out, l)
 			continue
 		}
@@ -110,6 +114,22 @@ func withCodexHooks(lines []string) []string {
 		lines = append(lines, "")
 	}
 	return append(lines, "[features] "+codexMark, "hooks = true "+codexMark)
+}
+
+// hooksOn reports whether [features] already has hooks = true.
+func hooksOn(lines []string) bool {
+	in := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			in = tableName(t) == "features"
+			continue
+		}
+		if k, v, ok := keyValue(t); in && ok && k == "hooks" && v == "true" {
+			return true
+		}
+	}
+	return false
 }
 
 func tableName(line string) string {

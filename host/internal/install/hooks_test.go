@@ -253,3 +253,58 @@ func TestCodexFeatures(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPEntry(t *testing.T) {
+	dir := t.TempDir()
+	m := MCPEntry{Path: filepath.Join(dir, ".claude.json"), Keys: []string{"mcpServers"}, Entry: stdioEntry(true)}
+	user := `{"numStartups": 3, "mcpServers": {"jira": {"command": "jira-mcp"}}}`
+	os.WriteFile(m.Path, []byte(user), 0o600)
+	p, note, err := PlanMCPEntry(m, "/opt/ctxhook", true)
+	if err != nil || note != "" || !p.Changed {
+		t.Fatalf("add: %v %q %v", err, note, p.Changed)
+	}
+	p.Apply(time.Now())
+	b, _ := os.ReadFile(m.Path)
+	if !strings.Contains(string(b), `"command": "/opt/ctxhook"`) || !strings.Contains(string(b), "jira-mcp") {
+		t.Fatalf("after add: %s", b)
+	}
+	if p2, _, _ := PlanMCPEntry(m, "/opt/ctxhook", true); p2.Changed {
+		t.Error("second add changed the file")
+	}
+	p, _, _ = PlanMCPEntry(m, "/opt/ctxhook", false)
+	p.Apply(time.Now())
+	if b, _ := os.ReadFile(m.Path); !sameJSON(t, b, []byte(user)) {
+		t.Errorf("after remove: %s", b)
+	}
+	// A server of the user's named ctxhook is never replaced or removed.
+	mine := `{"mcpServers": {"ctxhook": {"command": "something-else"}}}`
+	os.WriteFile(m.Path, []byte(mine), 0o600)
+	if p, note, _ := PlanMCPEntry(m, "/opt/ctxhook", true); p.Changed || !strings.Contains(note, "not ctxhook's") {
+		t.Errorf("replaced a user's server: %v %q", p.Changed, note)
+	}
+	if p, _, _ := PlanMCPEntry(m, "/opt/ctxhook", false); p.Changed {
+		t.Error("removed a user's server")
+	}
+}
+
+func TestCodexMCP(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	user := "model = \"o4\"\n\n[features] # added by ctxhook\nhooks = true # added by ctxhook\n"
+	os.WriteFile(path, []byte(user), 0o600)
+	p, _, err := PlanCodexMCP(path, "/opt/ctxhook", true)
+	if err != nil || !p.Changed || !strings.Contains(string(p.After), "[mcp_servers.ctxhook]") || !strings.Contains(string(p.After), `command = "/opt/ctxhook"`) {
+		t.Fatalf("add: %v\n%s", err, p.After)
+	}
+	p.Apply(time.Now())
+	if p2, _, _ := PlanCodexMCP(path, "/opt/ctxhook", true); p2.Changed {
+		t.Error("second add changed the file")
+	}
+	// The features plan leaves the MCP table alone, and the other way round.
+	if f, _ := PlanCodexFeatures(path, true); f.Changed {
+		t.Errorf("features plan touched the MCP table:\n%s", f.After)
+	}
+	p, _, _ = PlanCodexMCP(path, "/opt/ctxhook", false)
+	if string(p.After) != user {
+		t.Errorf("remove:\n%q\nwant\n%q", p.After, user)
+	}
+}

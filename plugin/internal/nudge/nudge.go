@@ -42,7 +42,7 @@ func Due(call, every int) bool {
 // characters so it costs little each time it fires.
 const MCP = "ctxhook: MCP responses in this session are stored and indexed. " +
 	"Before fetching the same ticket, log or page again, search what you already have: " +
-	"run `ctxhook search \"<terms>\"` and `ctxhook show <id>` for the full response."
+	"ctxhook's search and get_event tools (or `ctxhook search \"<terms>\"`, `ctxhook show <id>`)."
 
 // Once-per-session reminders, keyed by category.
 var oneShot = map[string]string{

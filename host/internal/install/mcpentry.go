@@ -1,0 +1,237 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ServerName is the name ctxhook's own MCP server is installed under. The
+// plugin knows it too: its tools are never nudged or shaped.
+const ServerName = "ctxhook"
+
+// MCPEntry is where a harness keeps MCP servers and how it writes one.
+type MCPEntry struct {
+	Path string
+	// Keys lead to the servers object ("mcpServers", or "mcp" for OpenCode).
+	Keys []string
+	// Entry builds ctxhook's entry for the binary exe.
+	Entry func(exe string) any
+}
+
+func stdioEntry(typed bool) func(string) any {
+	return func(exe string) any {
+		e := map[string]any{"command": exe, "args": []string{"mcp"}}
+		if typed {
+			e["type"] = "stdio"
+		}
+		return e
+	}
+}
+
+// MCPEntryFor returns where ctxhook's MCP server goes for a harness and
+// scope; ok is false for Codex CLI, whose servers live in TOML (see
+// PlanCodexMCP).
+func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string) (MCPEntry, bool) {
+	home := getenv("HOME")
+	switch h.Name {
+	case Claude.Name:
+		if scope == "project" {
+			return MCPEntry{filepath.Join(dir, ".mcp.json"), []string{"mcpServers"}, stdioEntry(true)}, true
+		}
+		return MCPEntry{filepath.Join(home, ".claude.json"), []string{"mcpServers"}, stdioEntry(true)}, true
+	case Gemini.Name:
+		p, _ := h.HooksPath(scope, getenv, dir)
+		return MCPEntry{p, []string{"mcpServers"}, stdioEntry(false)}, true
+	case Cursor.Name:
+		base := filepath.Join(home, ".cursor")
+		if scope == "project" {
+			base = filepath.Join(dir, ".cursor")
+		}
+		return MCPEntry{filepath.Join(base, "mcp.json"), []string{"mcpServers"}, stdioEntry(false)}, true
+	case OpenCode.Name:
+		d, err := OpenCodeDir(scope, getenv, dir)
+		if err != nil {
+			return MCPEntry{}, false
+		}
+		name := "opencode.json"
+		if scope == "project" {
+			d, name = dir, "opencode.json"
+		}
+		return MCPEntry{filepath.Join(d, name), []string{"mcp"}, func(exe string) any {
+			return map[string]any{"type": "local", "command": []string{exe, "mcp"}, "enabled": true}
+		}}, true
+	}
+	return MCPEntry{}, false
+}
+
+// isOurMCP reports whether a server entry runs `ctxhook mcp`.
+func isOurMCP(raw json.RawMessage, exe string) bool {
+	var e struct {
+		Command json.RawMessage `json:"command"`
+		Args    []string        `json:"args"`
+	}
+	if json.Unmarshal(raw, &e) != nil {
+		return false
+	}
+	var argv []string
+	var cmd string
+	if json.Unmarshal(e.Command, &cmd) == nil {
+		argv = append([]string{cmd}, e.Args...)
+	} else if json.Unmarshal(e.Command, &argv) != nil {
+		return false
+	}
+	if len(argv) != 2 || argv[1] != "mcp" {
+		return false
+	}
+	return argv[0] == exe || argv[0] == "ctxhook" || strings.HasSuffix(argv[0], "/ctxhook")
+}
+
+// PlanMCPEntry adds (add=true) or removes ctxhook's MCP server in a JSON
+// config. An entry named "ctxhook" that is not ctxhook's is never touched;
+// note says so.
+func PlanMCPEntry(m MCPEntry, exe string, add bool) (p Plan, note string, err error) {
+	p = Plan{Path: m.Path}
+	before, err := os.ReadFile(m.Path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return p, "", fmt.Errorf("install: %w", err)
+	}
+	if err == nil {
+		p.Before = before
+	}
+	p.After = p.Before
+	root, err := parseObject(before)
+	if err != nil {
+		return p, "", fmt.Errorf("install: %s is not valid JSON (%v); nothing was changed", m.Path, err)
+	}
+	chain := []*object{root}
+	for _, k := range m.Keys {
+		o := newObject()
+		if raw, ok := chain[len(chain)-1].get(k); ok {
+			if o, err = parseObject(raw); err != nil {
+				return p, "", fmt.Errorf("install: %s: %s is not an object; nothing was changed", m.Path, strings.Join(m.Keys, "."))
+			}
+		} else if !add {
+			return p, "", nil
+		}
+		chain = append(chain, o)
+	}
+	servers := chain[len(chain)-1]
+	raw, exists := servers.get(ServerName)
+	ours := exists && isOurMCP(raw, exe)
+	switch {
+	case add && exists && !ours:
+		return p, fmt.Sprintf("%s already has an MCP server named %q that is not ctxhook's; left as it is", m.Path, ServerName), nil
+	case add:
+		want := mustRaw(m.Entry(exe))
+		if exists && bytes.Equal(compactJSON(raw), compactJSON(want)) {
+			return p, "", nil
+		}
+		servers.set(ServerName, want)
+	case !ours:
+		return p, "", nil
+	default:
+		servers.del(ServerName)
+	}
+	for i := len(m.Keys) - 1; i >= 0; i-- {
+		if !add && chain[i+1].len() == 0 && slices.Equal(m.Keys, m.Keys[:i+1]) {
+			chain[i].del(m.Keys[i])
+			continue
+		}
+		chain[i].set(m.Keys[i], chain[i+1].raw())
+	}
+	if p.After, err = root.pretty(); err != nil {
+		return p, "", err
+	}
+	if p.Before == nil && !add {
+		p.After = nil
+	}
+	p.Changed = !bytes.Equal(p.Before, p.After)
+	if add {
+		p.Added = 1
+	} else {
+		p.Removed = 1
+	}
+	return p, "", nil
+}
+
+func compactJSON(raw json.RawMessage) []byte {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// codexMCPMark ends the lines of the table ctxhook adds to Codex's
+// config.toml (distinct from the [features] mark, so each plan takes back
+// only its own lines).
+const codexMCPMark = "# ctxhook's MCP server, added by ctxhook install"
+
+// codexMCPHeader starts that table.
+const codexMCPHeader = "[mcp_servers.ctxhook] " + codexMCPMark
+
+// PlanCodexMCP adds or removes ctxhook's MCP server in Codex's
+// config.toml, as lines marked like the [features] ones. A table of the
+// user's named ctxhook is left alone.
+func PlanCodexMCP(path, exe string, add bool) (Plan, string, error) {
+	p := Plan{Path: path}
+	before, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return p, "", fmt.Errorf("install: %w", err)
+	}
+	if err == nil {
+		p.Before = before
+	}
+	text := string(before)
+	var lines []string
+	if text != "" {
+		lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	}
+	for _, l := range lines {
+		if tableName(strings.TrimSpace(l)) == "mcp_servers.ctxhook" && !strings.Contains(l, codexMCPMark) {
+			p.After = p.Before
+			if add {
+				return p, fmt.Sprintf("%s already has [mcp_servers.ctxhook] of your own; left as it is", path), nil
+			}
+			return p, "", nil
+		}
+	}
+	// Drop our table: its header and the marked lines after it.
+	var kept []string
+	for i := 0; i < len(lines); i++ {
+		if lines[i] == codexMCPHeader {
+			if len(kept) > 0 && kept[len(kept)-1] == "" {
+				kept = kept[:len(kept)-1]
+			}
+			for i+1 < len(lines) && strings.HasSuffix(lines[i+1], codexMCPMark) {
+				i++
+			}
+			continue
+		}
+		kept = append(kept, lines[i])
+	}
+	if add {
+		if len(kept) > 0 && strings.TrimSpace(kept[len(kept)-1]) != "" {
+			kept = append(kept, "")
+		}
+		q, _ := json.Marshal(exe) // a TOML basic string is a JSON string
+		kept = append(kept, codexMCPHeader, "command = "+string(q)+" "+codexMCPMark, `args = ["mcp"] `+codexMCPMark)
+	}
+	after := strings.Join(kept, "\n")
+	if len(kept) > 0 {
+		after += "\n"
+	}
+	p.After = []byte(after)
+	if p.Before == nil && len(kept) == 0 {
+		p.After = nil
+	}
+	p.Changed = !bytes.Equal(p.Before, p.After)
+	return p, "", nil
+}
