@@ -230,4 +230,3 @@ func requestID() string {
 	rand.Read(b)
 	return "req_" + hex.EncodeToString(b)
 }
-
