@@ -44,6 +44,9 @@ type claudeOpts struct {
 	// viaProxy runs the workflow server behind `ctxhook proxy`, with its
 	// token in result _meta only.
 	viaProxy bool
+	// ownMCP also gives Claude Code ctxhook's own MCP server, with the
+	// entry `ctxhook install` wrote into ~/.claude.json.
+	ownMCP bool
 }
 
 // runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
@@ -105,6 +108,22 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 		"tickets": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "tickets"},
 			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
 	}}
+	allowed := "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket"
+	if o.ownMCP {
+		b, err := os.ReadFile(filepath.Join(r.Home, ".claude.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var installed struct {
+			MCPServers map[string]any `json:"mcpServers"`
+		}
+		json.Unmarshal(b, &installed)
+		if installed.MCPServers["ctxhook"] == nil {
+			t.Fatalf("ctxhook install wrote no ctxhook MCP server into ~/.claude.json: %s", b)
+		}
+		mcp["mcpServers"].(map[string]any)["ctxhook"] = installed.MCPServers["ctxhook"]
+		allowed += ",mcp__ctxhook__search,mcp__ctxhook__get_event,mcp__ctxhook__get_context,mcp__ctxhook__stats"
+	}
 	b, _ := json.Marshal(mcp)
 	mcpPath := filepath.Join(tmp, "mcp.json")
 	os.WriteFile(mcpPath, b, 0o644)
@@ -112,7 +131,7 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	r.Stdout, r.Stderr, err = run(t, 4*time.Minute, r.env(), r.Project, []byte{}, claude,
 		"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
 		"--mcp-config", mcpPath, "--strict-mcp-config",
-		"--allowedTools", "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket")
+		"--allowedTools", allowed)
 	if err != nil {
 		t.Fatalf("claude: %v\nstdout: %s\nstderr: %s", err, r.Stdout, r.Stderr)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,5 +70,53 @@ func TestProxyTypeScriptSDKServer(t *testing.T) {
 	out, errs, err := run(t, time.Minute, append(os.Environ(), "CTXHOOK_HOME="+home), "", nil, ctxhook, "search", "--json", "TS-CHECK-3")
 	if err != nil || !strings.Contains(out, `"tool": "mcp__tswf__step"`) {
 		t.Fatalf("search: %v %s %s", err, out, errs)
+	}
+}
+
+// TestMCPServerTypeScriptSDKClient: the official TypeScript SDK client
+// checks `ctxhook mcp`: tool schemas, metadata on every answer (the SDK
+// itself validates structuredContent against each outputSchema), paging,
+// keys, the cache, and the error paths.
+func TestMCPServerTypeScriptSDKClient(t *testing.T) {
+	requireE2E(t)
+	if err := npmInstallErr("@modelcontextprotocol/sdk", TypeScriptSDKVersion, ""); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := clientPath("@modelcontextprotocol/sdk", TypeScriptSDKVersion, "")
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "e2e", "tsserver", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientPath := filepath.Join(dir, "client.mjs")
+	os.WriteFile(clientPath, script, 0o644)
+	ctxhook, _ := binaries(t)
+	home := t.TempDir()
+	env := append(os.Environ(), "CTXHOOK_HOME="+home)
+	// Two captured events, through the same path every host uses.
+	effects := `[{"op":"store_event","event":{"ts_ms":` + strconv.FormatInt(time.Now().UnixMilli(), 10) + `,"session":"s1","harness":"claude-code",
+		"hook_event":"PostToolUse","category":"mcp","tool":"mcp__tickets__get_ticket","server":"tickets","key":"e00000000000000c1",
+		"args":"{\"id\":\"CVX-5909\"}","response":"x","text":"Ticket CVX-5909: retryPolicyForGateway misconfigured, checkout fails with 502s for every region","response_bytes":120}},
+		{"op":"store_event","event":{"ts_ms":` + strconv.FormatInt(time.Now().UnixMilli(), 10) + `,"session":"s1","harness":"claude-code",
+		"hook_event":"UserPromptSubmit","category":"prompt","response":"look at the failing checkout","response_bytes":28}}]`
+	if out, errs, err := run(t, time.Minute, env, "", []byte(effects), ctxhook, "io", "apply"); err != nil || !strings.Contains(out, `"event_ids":[1,2]`) {
+		t.Fatalf("seed: %v %s %s", err, out, errs)
+	}
+	out, errs, err := run(t, time.Minute, env, dir, nil, "node", clientPath, ctxhook)
+	if err != nil {
+		t.Fatalf("ts client: %v\n%s\n%s", err, out, errs)
+	}
+	var res struct {
+		OK       bool
+		Checks   int
+		Failures []string
+	}
+	if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &res); err != nil {
+		t.Fatalf("ts client output %q: %v\n%s", out, err, errs)
+	}
+	for _, f := range res.Failures {
+		t.Error(f)
+	}
+	if res.Checks < 60 {
+		t.Errorf("only %d checks ran", res.Checks)
 	}
 }

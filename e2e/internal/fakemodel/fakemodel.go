@@ -31,6 +31,9 @@ import (
 type Step struct {
 	Tool  string         `json:"tool"`
 	Input map[string]any `json:"input"`
+	// InputFrom, when set, builds the input from the text of the previous
+	// scripted call's result (a model reading an id off a search result).
+	InputFrom func(previous string) map[string]any `json:"-"`
 }
 
 // Server is a running fake model.
@@ -180,6 +183,7 @@ func (s *Server) next(req request, body []byte) (string, map[string]any) {
 	callName := map[string]string{}
 	referenced := map[string]bool{}
 	done := 0
+	previous := ""
 	for _, m := range req.Messages {
 		for _, b := range blocks(m.Content) {
 			switch b.Type {
@@ -188,6 +192,7 @@ func (s *Server) next(req request, body []byte) (string, map[string]any) {
 			case "tool_result":
 				if scripted[callName[b.ToolUseID]] {
 					done++
+					previous = resultText(b.Content)
 				}
 				for _, inner := range blocks(b.Content) {
 					if inner.Type == "tool_reference" {
@@ -207,10 +212,30 @@ func (s *Server) next(req request, body []byte) (string, map[string]any) {
 			"input": map[string]any{"query": "select:" + st.Tool, "max_results": 1}}
 	}
 	input := st.Input
+	if st.InputFrom != nil {
+		input = st.InputFrom(previous)
+	}
 	if input == nil {
 		input = map[string]any{}
 	}
 	return "tool_use", map[string]any{"id": id, "name": st.Tool, "input": input}
+}
+
+// resultText is the text of a tool_result's content (a string or blocks).
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var b strings.Builder
+	var texts []struct {
+		Text string `json:"text"`
+	}
+	json.Unmarshal(raw, &texts)
+	for _, t := range texts {
+		b.WriteString(t.Text)
+	}
+	return b.String()
 }
 
 func usage() map[string]any { return map[string]any{"input_tokens": 100, "output_tokens": 20} }
