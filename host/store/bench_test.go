@@ -2,9 +2,12 @@ package store
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -49,5 +52,99 @@ func BenchmarkSearch(b *testing.B) {
 		if err != nil || len(hits) == 0 {
 			b.Fatal(hits, err)
 		}
+	}
+}
+
+// corpus100k opens (building it once, then reusing it from the user cache
+// dir) a store of 100,000 varied events: tickets, logs, traces and code,
+// about 700 bytes each.
+func corpus100k(b *testing.B) *Store {
+	b.Helper()
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	path := filepath.Join(dir, "ctxhook-bench", fmt.Sprintf("events-100k-v%d.db", SchemaVersion))
+	_, statErr := os.Stat(path)
+	s, err := Open(path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if statErr == nil {
+		return s
+	}
+	b.Logf("building %s (once)", path)
+	words := strings.Fields("checkout payments gateway retry latency spike region rollback deploy canary timeout " +
+		"database connection pool exhausted cache miss eviction queue backlog consumer lag worker crashed " +
+		"memory leak goroutine panic nil pointer dereference handler middleware auth token expired refresh " +
+		"invoice customer subscription webhook signature mismatch rate limit throttled upstream downstream")
+	servers := []string{"jira", "sentry", "grafana", "github", "linear"}
+	var batch []abi.Event
+	for i := 0; i < 100_000; i++ {
+		var body strings.Builder
+		fmt.Fprintf(&body, "Ticket CVX-%d: %s %s in region eu-west-%d. ", i, words[i%len(words)], words[(i*7)%len(words)], i%4)
+		for j := 0; j < 9; j++ {
+			w1, w2, w3 := words[(i+j*13)%len(words)], words[(i*3+j)%len(words)], words[(i*11+j*5)%len(words)]
+			fmt.Fprintf(&body, "Log %d.%d: %s %s %s at src/svc%d/handler%d.go:%d trace tr-%x. ", i, j, w1, w2, w3, i%40, j, (i*j)%900, i*31+j)
+		}
+		e := ev(fmt.Sprintf("s%d", i/200), servers[i%len(servers)], "mcp__"+servers[i%len(servers)]+"__get", body.String())
+		e.TimeMS = int64(i) * 1000
+		batch = append(batch, e)
+		if len(batch) == 2000 {
+			if _, err := s.Apply(batch, nil); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	return s
+}
+
+// BenchmarkSearch100k: searches over 100,000 events, a mix of identifiers,
+// words and substrings; reports p50 and p99 per query.
+func BenchmarkSearch100k(b *testing.B) {
+	s := corpus100k(b)
+	defer s.Close()
+	queries := []string{"CVX-42424", "tr-2fb6e", "webhook signature mismatch", "handler7.go", "goroutine panic",
+		"consumer lag eu-west-2", "svc17", "throttled upstream", "CVX-99999", "retry"}
+	var times []time.Duration
+	i := 0
+	for b.Loop() {
+		q := ParseQuery(queries[i%len(queries)])
+		i++
+		start := time.Now()
+		if _, _, err := s.SearchTotal(q, SearchOptions{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(times[len(times)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+// BenchmarkApplyInto100k is indexing one new event into the
+// 100,000-event store (one hook's write): a 2 KB event (the bundled
+// session's average is 1.9 KB) and a 6 KB one.
+func BenchmarkApplyInto100k(b *testing.B) {
+	s := corpus100k(b)
+	defer s.Close()
+	line := "Comment on CVX-5909: observed latency spike in eu-west-2; rollback considered. "
+	for _, n := range []int{25, 75} {
+		body := strings.Repeat(line, n)
+		b.Run(fmt.Sprintf("%dKB", (len(body)+500)/1000), func(b *testing.B) {
+			var ids []int64
+			for b.Loop() {
+				id, err := s.Apply([]abi.Event{ev("bench", "jira", "mcp__jira__get_issue", body)}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ids = append(ids, id...)
+			}
+			b.StopTimer()
+			if err := s.DeleteEvents(ids); err != nil { // keep the cached corpus at 100,000
+				b.Fatal(err)
+			}
+		})
 	}
 }

@@ -106,8 +106,18 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 const filter = `(?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3) AND (?4 = '' OR e.category = ?4)
 	AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`
 
-// SearchTotal is Search that also counts every matching event (in either
-// index), not just those returned.
+// Ranking and counting bounds. BM25 costs a score per matching document,
+// and a common word matches most of a large store, so each index ranks at
+// most its newest rankWindow matches (session memory is mostly about the
+// recent past), and totals are exact up to MaxTotal.
+const (
+	rankWindow = 1000
+	// MaxTotal caps SearchTotal's count; a total at the cap is a lower bound.
+	MaxTotal = 1000
+)
+
+// SearchTotal is Search that also counts the matching events (in either
+// index), up to MaxTotal.
 func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 	if q.Empty() {
 		return nil, 0, ErrEmptyQuery
@@ -116,30 +126,64 @@ func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 		o.Limit = 10
 	}
 	pool := o.Limit * 5
+	filtered := o.Session != "" || o.Server != "" || o.Category != "" || o.SinceMS != 0 || o.UntilMS != 0
 	scores := map[int64]float64{}
-	rank := func(table, match string) error {
+	// rank scores the newest rankWindow matches of one index (with BM25,
+	// or by recency alone) and adds the best pool of them to the fused
+	// scores. It returns how many matched within the window.
+	rank := func(table, match string, withBM25 bool) (int, error) {
 		if match == "" {
-			return nil
+			return 0, nil
 		}
-		st, _, err := s.conn.Prepare(`SELECT f.rowid FROM ` + table + ` f JOIN events e ON e.id = f.rowid
-			WHERE ` + table + ` MATCH ?1 AND ` + filter + ` ORDER BY f.rank LIMIT ?7`)
+		score := "0"
+		if withBM25 {
+			score = "bm25(" + table + ")"
+		}
+		sql := `SELECT rowid, ` + score + ` FROM ` + table + ` WHERE ` + table + ` MATCH ?1 ORDER BY rowid DESC LIMIT ?7`
+		if filtered {
+			sql = `SELECT f.rowid, ` + score + ` FROM ` + table + ` f JOIN events e ON e.id = f.rowid
+				WHERE ` + table + ` MATCH ?1 AND ` + filter + ` ORDER BY f.rowid DESC LIMIT ?7`
+		}
+		st, _, err := s.conn.Prepare(sql)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		defer st.Close()
-		bindAll(st, match, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, int64(pool))
-		for i := 0; st.Step(); i++ {
-			scores[st.ColumnInt64(0)] += 1.0 / float64(rrfK+i+1)
+		bindAll(st, match, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, int64(rankWindow))
+		type cand struct {
+			id    int64
+			score float64
 		}
-		return st.Err()
+		var cands []cand
+		for st.Step() {
+			cands = append(cands, cand{st.ColumnInt64(0), st.ColumnFloat(1)})
+		}
+		if err := st.Err(); err != nil {
+			return 0, err
+		}
+		// bm25() is lower for better matches; ties (and recency-only
+		// ranking) keep the newest first.
+		sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
+		for i, c := range cands {
+			if i == pool {
+				break
+			}
+			scores[c.id] += 1.0 / float64(rrfK+i+1)
+		}
+		return len(cands), nil
 	}
-	if err := rank("events_fts", q.fts()); err != nil {
+	words, err := rank("events_fts", q.fts(), true)
+	if err != nil {
 		return nil, 0, fmt.Errorf("store: search: %w", err)
 	}
-	if err := rank("events_tri", q.trigram()); err != nil {
+	// The trigram index is for what words miss (substrings, camelCase,
+	// paths). When the word index found the terms, BM25 over trigrams
+	// (whose phrase statistics cost a scan of every document sharing a
+	// trigram) adds little: trigram matches then rank by recency.
+	if _, err := rank("events_tri", q.trigram(), words == 0); err != nil {
 		return nil, 0, fmt.Errorf("store: search: %w", err)
 	}
-	total, err := s.countMatches(q, o)
+	total, err := s.countMatches(q, o, filtered)
 	if err != nil {
 		return nil, 0, fmt.Errorf("store: search: %w", err)
 	}
@@ -167,26 +211,40 @@ func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 	return hits, max(total, len(hits)), nil
 }
 
-// countMatches counts the events either index matches, filters applied.
-func (s *Store) countMatches(q Query, o SearchOptions) (int, error) {
+// countMatches counts the events either index matches, filters applied,
+// up to MaxTotal.
+func (s *Store) countMatches(q Query, o SearchOptions, filtered bool) (int, error) {
 	var parts []string
 	args := []any{"", o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS}
-	if m := q.fts(); m != "" {
-		parts = append(parts, `SELECT rowid FROM events_fts WHERE events_fts MATCH ?7`)
-		args = append(args, m)
-	} else {
-		args = append(args, "")
-	}
-	if m := q.trigram(); m != "" {
-		parts = append(parts, `SELECT rowid FROM events_tri WHERE events_tri MATCH ?8`)
-		args = append(args, m)
-	} else {
-		args = append(args, "")
+	for i, m := range []struct{ table, match string }{{"events_fts", q.fts()}, {"events_tri", q.trigram()}} {
+		args = append(args, m.match)
+		if m.match != "" {
+			parts = append(parts, `SELECT rowid FROM `+m.table+` WHERE `+m.table+` MATCH ?`+strconv.Itoa(7+i))
+		}
 	}
 	if len(parts) == 0 {
 		return 0, nil
 	}
-	st, _, err := s.conn.Prepare(`SELECT count(*) FROM events e WHERE e.id IN (` + strings.Join(parts, " UNION ") + `) AND ?1 = '' AND ` + filter)
+	limit := strconv.Itoa(MaxTotal)
+	if !filtered && len(parts) == 2 {
+		// The union can only be larger: when words alone reach the cap,
+		// the trigram side need not be read.
+		n, err := s.count(`SELECT count(*) FROM (`+parts[0]+` LIMIT `+limit+`)`, args)
+		if err != nil || n >= MaxTotal {
+			return n, err
+		}
+	}
+	union := strings.Join(parts, " UNION ")
+	sql := `SELECT count(*) FROM (` + union + ` LIMIT ` + limit + `)`
+	if filtered {
+		sql = `SELECT count(*) FROM (SELECT e.id FROM events e WHERE e.id IN (` + union + `) AND ?1 = '' AND ` + filter +
+			` LIMIT ` + limit + `)`
+	}
+	return s.count(sql, args)
+}
+
+func (s *Store) count(sql string, args []any) (int, error) {
+	st, _, err := s.conn.Prepare(sql)
 	if err != nil {
 		return 0, err
 	}

@@ -86,7 +86,7 @@ func (s *Store) init(o Options) error {
 	if o.ReadOnly {
 		return nil
 	}
-	if err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`); err != nil {
+	if err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-16384`); err != nil {
 		return fmt.Errorf("store: pragmas: %w", err)
 	}
 	return s.migrate()
@@ -290,4 +290,26 @@ func (s *Store) HoldWriteLock() (release func(), err error) {
 		return nil, err
 	}
 	return func() { s.conn.Exec(`ROLLBACK`) }, nil
+}
+
+// DeleteEvents removes events and their index entries.
+func (s *Store) DeleteEvents(ids []int64) error {
+	return s.tx(func() error {
+		for _, sql := range []string{`DELETE FROM events_fts WHERE rowid = ?`, `DELETE FROM events_tri WHERE rowid = ?`, `DELETE FROM events WHERE id = ?`} {
+			st, _, err := s.conn.Prepare(sql)
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				st.BindInt64(1, id)
+				if err := st.Exec(); err != nil {
+					st.Close()
+					return err
+				}
+				st.Reset()
+			}
+			st.Close()
+		}
+		return nil
+	})
 }
