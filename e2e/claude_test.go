@@ -47,6 +47,8 @@ type claudeOpts struct {
 	// ownMCP also gives Claude Code ctxhook's own MCP server, with the
 	// entry `ctxhook install` wrote into ~/.claude.json.
 	ownMCP bool
+	// large makes the MCP test servers answer with 12-20 KB responses.
+	large bool
 }
 
 // runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
@@ -97,7 +99,11 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	if record != "" {
 		wrapHooksForRecording(t, r)
 	}
-	workflow := map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "workflow"},
+	sizeArgs := []string{}
+	if o.large {
+		sizeArgs = []string{"-large"}
+	}
+	workflow := map[string]any{"type": "stdio", "command": testmcp, "args": append([]string{"-mode", "workflow"}, sizeArgs...),
 		"env": map[string]string{"TESTMCP_LOG": r.MCPLog}}
 	if o.viaProxy {
 		workflow["command"] = ctxhook
@@ -105,7 +111,7 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	}
 	mcp := map[string]any{"mcpServers": map[string]any{
 		"workflow": workflow,
-		"tickets": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "tickets"},
+		"tickets": map[string]any{"type": "stdio", "command": testmcp, "args": append([]string{"-mode", "tickets"}, sizeArgs...),
 			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
 	}}
 	allowed := "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket"
@@ -172,7 +178,7 @@ func workflowScript(steps int, tickets map[int]string) []fakemodel.Step {
 func TestClaudeCode(t *testing.T) {
 	requireE2E(t)
 	script := workflowScript(3, map[int]string{1: "CVX-5909"})
-	r := runClaude(t, script, "Run the deploy-payments workflow and check ticket CVX-5909.", "")
+	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow and check ticket CVX-5909.", large: true})
 
 	// 1. The relay: every step reached the server with the token the
 	// previous call issued, though the model never sent one.
@@ -230,6 +236,24 @@ func TestClaudeCode(t *testing.T) {
 		t.Fatalf("search CVX-5909 = %s", out)
 	}
 
+	// 2b. The responses (12-20 KB) were shaped: the model got heads and
+	// pointers, and the facts past the heads are still found.
+	shaped := false
+	for _, req := range r.Model.Requests() {
+		if strings.Contains(string(req), "to save context. The full response is stored as event e") {
+			shaped = true
+		}
+		if strings.Contains(string(req), "FACT CVX-5909") {
+			t.Errorf("the model received the ticket past its head: shaping did not reach it")
+		}
+	}
+	if !shaped {
+		t.Errorf("no request to the model carried a shaped response")
+	}
+	if out, _, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "FACT CVX-5909 release"); !strings.Contains(out, "mcp__tickets__get_ticket") {
+		t.Errorf("the ticket's fact is not found: %s", out)
+	}
+
 	// 3. A nudge reached the model.
 	nudged := false
 	for _, req := range r.Model.Requests() {
@@ -285,7 +309,8 @@ func TestRecordDemoSession(t *testing.T) {
 	tickets := map[int]string{1: "CVX-5909", 3: "CVX-5911", 4: "CVX-5909", 6: "OPS-118", 8: "CVX-5912", 9: "CVX-5909",
 		11: "PAY-2210", 13: "OPS-118", 14: "CVX-5913", 16: "PAY-2210", 18: "CVX-5914", 19: "CVX-5909"}
 	script := workflowScript(20, tickets)
-	r := runClaude(t, script, "Run the deploy-payments workflow to the end; check the tickets it mentions.", out)
+	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow to the end; check the tickets it mentions.",
+		record: out, large: true})
 	for _, c := range readToolCalls(t, r.MCPLog) {
 		if c.Result.IsError {
 			t.Fatalf("a call failed during recording: %s %+v", c.Name, c.Result.Content)

@@ -32,6 +32,9 @@ type server struct {
 	token    string
 	issued   int
 	metaOnly bool
+	// large makes responses the size real ticket and log servers send
+	// (12-20 KB), each with one FACT line well past the first 8 KB.
+	large bool
 }
 
 type message struct {
@@ -44,8 +47,9 @@ type message struct {
 func main() {
 	mode := flag.String("mode", "workflow", "workflow or tickets")
 	metaOnly := flag.Bool("meta-only", false, "workflow: put the token only in result _meta, as servers that expect a proxy do")
+	large := flag.Bool("large", false, "large responses (12-20 KB) with a FACT line deep inside each")
 	flag.Parse()
-	s := &server{mode: *mode, metaOnly: *metaOnly, out: bufio.NewWriter(os.Stdout)}
+	s := &server{mode: *mode, metaOnly: *metaOnly, large: *large, out: bufio.NewWriter(os.Stdout)}
 	if p := os.Getenv("TESTMCP_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -203,12 +207,27 @@ func (s *server) call(name string, args map[string]any) any {
 		}
 		n, _ := args["n"].(float64)
 		s.token = s.newToken()
-		body, _ := json.Marshal(s.visible(map[string]any{"step": int(n),
-			"result": fmt.Sprintf("Step %d done: deployment check WF-STEP-%03d passed; canary at %d%%.", int(n), int(n), int(n)*5)}))
+		step := struct {
+			Step         int    `json:"step"`
+			Result       string `json:"result"`
+			SessionToken string `json:"session_token,omitempty"`
+			Log          string `json:"log,omitempty"`
+		}{Step: int(n), Result: fmt.Sprintf("Step %d done: deployment check WF-STEP-%03d passed; canary at %d%%.", int(n), int(n), int(n)*5)}
+		if !s.metaOnly {
+			step.SessionToken = s.token
+		}
+		if s.large {
+			step.Log = deployLog(int(n))
+		}
+		body, _ := json.Marshal(step)
 		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
 	case s.mode == "tickets" && name == "get_ticket":
 		id, _ := args["id"].(string)
-		return map[string]any{"content": []any{text(ticket(id))}}
+		t := ticket(id)
+		if s.large {
+			t += ticketHistory(id)
+		}
+		return map[string]any{"content": []any{text(t)}}
 	}
 	return toolError("unknown tool " + name)
 }
@@ -226,6 +245,38 @@ func ticket(id string) string {
 	fmt.Fprintf(&b, "Reporter pasted their environment (should not have):\n  AWS_ACCESS_KEY_ID=%s\n  DB_URL=postgres://svc:%s@db.internal:5432/pay\n  password: %s\n\n", PlantedAWSKey, PlantedPassword, PlantedPassword)
 	for i := 1; i <= 40; i++ {
 		fmt.Fprintf(&b, "Comment %d on %s: observed latency spike in region eu-west-%d, trace id tr-%s-%03d; rollback considered.\n", i, id, i%3+1, strings.ToLower(id), i)
+	}
+	return b.String()
+}
+
+// deployLog is about 14 KB of a step's deploy log with one fact, past the
+// first 8 KB, that exists nowhere else.
+func deployLog(n int) string {
+	var b strings.Builder
+	for i := 1; b.Len() < 9000; i++ {
+		fmt.Fprintf(&b, "[step %03d] %02d:%02d:%02d pod payments-%d-%x rolled; readiness ok; p99 %d ms; errors 0\n", n, 10+n%10, i%60, (i*7)%60, i%12, n*977+i, 180+(i*13)%90)
+	}
+	fmt.Fprintf(&b, "FACT WF-STEP-%03d: canary promoted by approver %s with error budget burn %d.%d%%\n", n, approvers[n%len(approvers)], n%9, (n*7)%10)
+	for i := 1; b.Len() < 14000; i++ {
+		fmt.Fprintf(&b, "[step %03d] cleanup %d: drained connection pool shard %d in %d ms\n", n, i, i%16, 20+(i*11)%300)
+	}
+	return b.String()
+}
+
+var approvers = []string{"okafor", "lindqvist", "haruki", "moreau", "castellanos", "adeyemi", "novak"}
+
+// ticketHistory is about 10 KB of a ticket's history with one fact, past
+// the first 8 KB of the ticket, that exists nowhere else.
+func ticketHistory(id string) string {
+	var b strings.Builder
+	b.WriteString("\nHistory:\n")
+	for i := 1; b.Len() < 6000; i++ {
+		fmt.Fprintf(&b, "  %s history %d: field %s changed by %s; watchers %d\n", id, i, []string{"status", "priority", "assignee", "labels"}[i%4], approvers[i%len(approvers)], i%9+1)
+	}
+	sum := sha256.Sum256([]byte(id))
+	fmt.Fprintf(&b, "FACT %s: the fix ships in release R-%s behind flag gw_retry_v%d\n", id, hex.EncodeToString(sum[:3]), int(sum[3])%9+2)
+	for i := 1; b.Len() < 10000; i++ {
+		fmt.Fprintf(&b, "  %s audit %d: viewed by %s\n", id, i, approvers[(i*3)%len(approvers)])
 	}
 	return b.String()
 }

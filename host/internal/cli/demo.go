@@ -65,6 +65,10 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(w, "  tokens captured   %d\n", rep.TokensCaptured)
 	fmt.Fprintf(w, "  events captured   %d (%d bytes of responses, full)\n", rep.Events, rep.BytesCaptured)
 	fmt.Fprintf(w, "  secrets redacted  %d\n", rep.Redactions)
+	if rep.MCPBytes > 0 {
+		fmt.Fprintf(w, "  context saved     %d of %d MCP response bytes kept out of the model's context (%.0f%%): %d large responses shaped to head + pointer\n",
+			rep.MCPBytes-rep.ContextBytes, rep.MCPBytes, 100*float64(rep.MCPBytes-rep.ContextBytes)/float64(rep.MCPBytes), rep.Shaped)
+	}
 	fmt.Fprintf(w, "  nudges fired      %d, on external MCP calls %s (every %s)\n", len(rep.NudgeCalls), strings.Join(nudges, ", "), nudgeEvery(env))
 	fmt.Fprintf(w, "\n$ ctxhook search %s\n", rep.SampleQuery)
 	for _, h := range rep.SampleHits {

@@ -72,13 +72,17 @@ type Report struct {
 	TokensCaptured int
 	NudgeCalls     []int // external MCP call numbers that got the nudge
 	OneShotNudges  int
-	Events         int64
-	BytesCaptured  int64
-	Redactions     int64
-	Warnings       []string
-	SampleQuery    string
-	SampleHits     []store.Hit
-	DB             string
+	// MCPBytes is the size of every external MCP response; ContextBytes
+	// what of it reached the model once ctxhook shaped the large ones.
+	MCPBytes, ContextBytes int64
+	Shaped                 int
+	Events                 int64
+	BytesCaptured          int64
+	Redactions             int64
+	Warnings               []string
+	SampleQuery            string
+	SampleHits             []store.Hit
+	DB                     string
 }
 
 // Replay runs records through an engine rooted at p.
@@ -168,6 +172,18 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 			}
 			rep.MCPCalls[server]++
 			mcpCall++
+			for _, e := range res.Response.Effects {
+				if e.Op != abi.OpStoreEvent || e.Event == nil {
+					continue
+				}
+				rep.MCPBytes += int64(e.Event.ResponseBytes)
+				if e.Event.ContextBytes > 0 {
+					rep.Shaped++
+					rep.ContextBytes += int64(e.Event.ContextBytes)
+				} else {
+					rep.ContextBytes += int64(e.Event.ResponseBytes)
+				}
+			}
 			if strings.Contains(res.Stdout, "additionalContext") {
 				rep.NudgeCalls = append(rep.NudgeCalls, mcpCall)
 				if progress != nil {

@@ -91,6 +91,10 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		}
 		out.Meta.ResultsTotal, out.Meta.ResultsReturned = total, len(hits)
 		out.Meta.ResultsTruncated = total > len(hits)
+		if total >= store.MaxTotal {
+			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"RESULTS_TOTAL_CAPPED",
+				fmt.Sprintf("at least %d events match; narrow the query or filter by session, server or time", store.MaxTotal), "info"})
+		}
 		return b.String(), nil
 	})
 }
