@@ -63,6 +63,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/gemini:FuzzParse \
 	  ./plugin/internal/cursor:FuzzParse \
 	  ./plugin/internal/opencode:FuzzParse \
+	  ./plugin/internal/transcript:FuzzParse \
+	  ./plugin/internal/shape:FuzzHead \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
 	  ./plugin/internal/jsonpath:FuzzFirstString \

@@ -144,6 +144,7 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	if !strings.Contains(r.Stdout, "FINAL_ANSWER") {
 		t.Fatalf("claude did not finish the script:\n%s\n%s", r.Stdout, r.Stderr)
 	}
+	keepTranscripts(t, filepath.Join(r.Home, ".claude", "projects"))
 	return r
 }
 
@@ -252,6 +253,12 @@ func TestClaudeCode(t *testing.T) {
 	}
 	if out, _, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "FACT CVX-5909 release"); !strings.Contains(out, "mcp__tickets__get_ticket") {
 		t.Errorf("the ticket's fact is not found: %s", out)
+	}
+
+	// 2c. The Stop hook indexed the session's transcript: the turn, tool
+	// results included, is searchable as a transcript chunk.
+	if out, _, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "deploy-payments workflow"); !strings.Contains(out, `"kind": "chunk"`) {
+		t.Errorf("the transcript was not indexed: %s", out)
 	}
 
 	// 3. A nudge reached the model.

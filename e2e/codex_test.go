@@ -89,6 +89,7 @@ env = { TESTMCP_LOG = "` + mcpLog + `" }
 		t.Fatalf("codex: %v\nstdout: %s\nstderr: %s", err, tail(out, 4000), tail(errs, 3000))
 	}
 
+	keepTranscripts(t, filepath.Join(codexHome, "sessions"))
 	calls := readToolCalls(t, mcpLog)
 	if steps := checkRelayChain(t, calls, len(script)); steps != 3 {
 		t.Fatalf("%d steps reached the server", steps)
@@ -116,6 +117,10 @@ env = { TESTMCP_LOG = "` + mcpLog + `" }
 		return out
 	})
 	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "mcp__tickets__get_ticket")
+	// The Stop hook indexed Codex's rollout file.
+	if out, _, _ := run(t, time.Minute, env, project, nil, ctxhook, "search", "--json", "deploy-payments workflow"); !strings.Contains(out, `"kind": "chunk"`) {
+		t.Errorf("the Codex transcript was not indexed: %s", out)
+	}
 }
 
 // keepLogs moves the model and MCP logs to CTXHOOK_E2E_KEEP when set.

@@ -84,3 +84,18 @@ func checkModelNeverSentToken(t *testing.T, model *fakemodel.Server, args func(b
 		t.Errorf("no model tool call seen in the requests: the check proved nothing")
 	}
 }
+
+// keepTranscripts copies a client's session transcripts to
+// CTXHOOK_E2E_KEEP, when set, for looking at after the run.
+func keepTranscripts(t *testing.T, dir string) {
+	keep := os.Getenv("CTXHOOK_E2E_KEEP")
+	if keep == "" {
+		return
+	}
+	for _, f := range filesUnder(t, dir) {
+		if strings.HasSuffix(f, ".jsonl") {
+			b, _ := os.ReadFile(f)
+			os.WriteFile(filepath.Join(keep, t.Name()+".transcript."+filepath.Base(f)), b, 0o644)
+		}
+	}
+}

@@ -101,10 +101,23 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 	return hits, err
 }
 
-// filter is the WHERE clause shared by search and its count, on events e,
-// with the options bound as ?2..?6.
-const filter = `(?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3) AND (?4 = '' OR e.category = ?4)
-	AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`
+// corpus is one searchable table and its two indexes. Filters bind as
+// ?2..?6 (session, server, category, since, until) on rows aliased e.
+type corpus struct{ table, words, trigrams, filter string }
+
+var (
+	eventsCorpus = corpus{"events", "events_fts", "events_tri",
+		`(?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3) AND (?4 = '' OR e.category = ?4)
+		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`}
+	// Transcript chunks have no server, and their category is
+	// "transcript": a server filter, or another category, excludes them.
+	chunksCorpus = corpus{"chunks", "chunks_fts", "chunks_tri",
+		`(?2 = '' OR e.session = ?2) AND ?3 = '' AND (?4 = '' OR ?4 = '` + CategoryTranscript + `')
+		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`}
+)
+
+// CategoryTranscript is the category transcript chunks are found under.
+const CategoryTranscript = "transcript"
 
 // Ranking and counting bounds. BM25 costs a score per matching document,
 // and a common word matches most of a large store, so each index ranks at
@@ -119,19 +132,38 @@ const (
 // SearchTotal is Search that also counts the matching events (in either
 // index), up to MaxTotal.
 func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
-	if q.Empty() {
-		return nil, 0, ErrEmptyQuery
-	}
 	if o.Limit <= 0 {
 		o.Limit = 10
+	}
+	ids, scores, total, err := s.rank(eventsCorpus, q, o)
+	if err != nil {
+		return nil, 0, err
+	}
+	hits := make([]Hit, 0, len(ids))
+	for _, id := range ids {
+		e, err := s.Event(id)
+		if err != nil {
+			return nil, 0, err
+		}
+		hits = append(hits, Hit{Event: e, Score: scores[id], Snippet: Snippet(e.body(), q.Terms, 160)})
+	}
+	return hits, max(total, len(hits)), nil
+}
+
+// rank finds rows of c matching q, fuses the two indexes' rankings (RRF),
+// and returns the best o.Limit ids, their scores, and the count of
+// matches up to MaxTotal.
+func (s *Store) rank(c corpus, q Query, o SearchOptions) ([]int64, map[int64]float64, int, error) {
+	if q.Empty() {
+		return nil, nil, 0, ErrEmptyQuery
 	}
 	pool := o.Limit * 5
 	filtered := o.Session != "" || o.Server != "" || o.Category != "" || o.SinceMS != 0 || o.UntilMS != 0
 	scores := map[int64]float64{}
-	// rank scores the newest rankWindow matches of one index (with BM25,
+	// index scores the newest rankWindow matches of one index (with BM25,
 	// or by recency alone) and adds the best pool of them to the fused
 	// scores. It returns how many matched within the window.
-	rank := func(table, match string, withBM25 bool) (int, error) {
+	index := func(table, match string, withBM25 bool) (int, error) {
 		if match == "" {
 			return 0, nil
 		}
@@ -141,8 +173,8 @@ func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 		}
 		sql := `SELECT rowid, ` + score + ` FROM ` + table + ` WHERE ` + table + ` MATCH ?1 ORDER BY rowid DESC LIMIT ?7`
 		if filtered {
-			sql = `SELECT f.rowid, ` + score + ` FROM ` + table + ` f JOIN events e ON e.id = f.rowid
-				WHERE ` + table + ` MATCH ?1 AND ` + filter + ` ORDER BY f.rowid DESC LIMIT ?7`
+			sql = `SELECT f.rowid, ` + score + ` FROM ` + table + ` f JOIN ` + c.table + ` e ON e.id = f.rowid
+				WHERE ` + table + ` MATCH ?1 AND ` + c.filter + ` ORDER BY f.rowid DESC LIMIT ?7`
 		}
 		st, _, err := s.conn.Prepare(sql)
 		if err != nil {
@@ -172,20 +204,20 @@ func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 		}
 		return len(cands), nil
 	}
-	words, err := rank("events_fts", q.fts(), true)
+	words, err := index(c.words, q.fts(), true)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: search: %w", err)
+		return nil, nil, 0, fmt.Errorf("store: search: %w", err)
 	}
 	// The trigram index is for what words miss (substrings, camelCase,
 	// paths). When the word index found the terms, BM25 over trigrams
 	// (whose phrase statistics cost a scan of every document sharing a
 	// trigram) adds little: trigram matches then rank by recency.
-	if _, err := rank("events_tri", q.trigram(), words == 0); err != nil {
-		return nil, 0, fmt.Errorf("store: search: %w", err)
+	if _, err := index(c.trigrams, q.trigram(), words == 0); err != nil {
+		return nil, nil, 0, fmt.Errorf("store: search: %w", err)
 	}
-	total, err := s.countMatches(q, o, filtered)
+	total, err := s.countMatches(c, q, o, filtered)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: search: %w", err)
+		return nil, nil, 0, fmt.Errorf("store: search: %w", err)
 	}
 	ids := make([]int64, 0, len(scores))
 	for id := range scores {
@@ -200,23 +232,15 @@ func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 	if len(ids) > o.Limit {
 		ids = ids[:o.Limit]
 	}
-	hits := make([]Hit, 0, len(ids))
-	for _, id := range ids {
-		e, err := s.Event(id)
-		if err != nil {
-			return nil, 0, err
-		}
-		hits = append(hits, Hit{Event: e, Score: scores[id], Snippet: Snippet(e.body(), q.Terms, 160)})
-	}
-	return hits, max(total, len(hits)), nil
+	return ids, scores, total, nil
 }
 
-// countMatches counts the events either index matches, filters applied,
-// up to MaxTotal.
-func (s *Store) countMatches(q Query, o SearchOptions, filtered bool) (int, error) {
+// countMatches counts the rows either index of c matches, filters
+// applied, up to MaxTotal.
+func (s *Store) countMatches(c corpus, q Query, o SearchOptions, filtered bool) (int, error) {
 	var parts []string
 	args := []any{"", o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS}
-	for i, m := range []struct{ table, match string }{{"events_fts", q.fts()}, {"events_tri", q.trigram()}} {
+	for i, m := range []struct{ table, match string }{{c.words, q.fts()}, {c.trigrams, q.trigram()}} {
 		args = append(args, m.match)
 		if m.match != "" {
 			parts = append(parts, `SELECT rowid FROM `+m.table+` WHERE `+m.table+` MATCH ?`+strconv.Itoa(7+i))
@@ -237,7 +261,7 @@ func (s *Store) countMatches(q Query, o SearchOptions, filtered bool) (int, erro
 	union := strings.Join(parts, " UNION ")
 	sql := `SELECT count(*) FROM (` + union + ` LIMIT ` + limit + `)`
 	if filtered {
-		sql = `SELECT count(*) FROM (SELECT e.id FROM events e WHERE e.id IN (` + union + `) AND ?1 = '' AND ` + filter +
+		sql = `SELECT count(*) FROM (SELECT e.id FROM ` + c.table + ` e WHERE e.id IN (` + union + `) AND ?1 = '' AND ` + c.filter +
 			` LIMIT ` + limit + `)`
 	}
 	return s.count(sql, args)

@@ -142,6 +142,26 @@ var migrations = []string{
 	ALTER TABLE events ADD COLUMN context_bytes INTEGER NOT NULL DEFAULT 0;
 	CREATE INDEX events_key ON events(event_key) WHERE event_key != '';
 	CREATE INDEX events_time ON events(ts_ms);`,
+	`CREATE TABLE chunks(
+		id INTEGER PRIMARY KEY,
+		ts_ms INTEGER NOT NULL,
+		session TEXT NOT NULL,
+		harness TEXT NOT NULL,
+		path TEXT NOT NULL,
+		cwd TEXT NOT NULL DEFAULT '',
+		text TEXT NOT NULL,
+		bytes INTEGER NOT NULL DEFAULT 0,
+		redactions INTEGER NOT NULL DEFAULT 0
+	);
+	CREATE INDEX chunks_session ON chunks(session, id);
+	CREATE INDEX chunks_path ON chunks(path);
+	CREATE VIRTUAL TABLE chunks_fts USING fts5(body, content='', contentless_delete=1, tokenize='porter unicode61');
+	CREATE VIRTUAL TABLE chunks_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');
+	CREATE TABLE transcripts(
+		path TEXT PRIMARY KEY,
+		offset INTEGER NOT NULL,
+		updated_ms INTEGER NOT NULL
+	) WITHOUT ROWID;`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.

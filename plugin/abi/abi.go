@@ -41,6 +41,9 @@ const (
 	// HarnessOpenCode is the OpenCode plugin loader: the payload is an
 	// OpenCodePayload and stdout an OpenCodeAnswer (see ABI.md).
 	HarnessOpenCode = "opencode"
+	// HarnessTranscript chunks session transcripts: the payload is a
+	// TranscriptPayload, the event its format, stdout a TranscriptAnswer.
+	HarnessTranscript = "transcript"
 	// HarnessMCPProxy is ctxhook's own MCP proxy: the payload is a
 	// ProxyPayload and the events are ProxyRequest and ProxyResponse.
 	HarnessMCPProxy = "mcp-proxy"
@@ -65,6 +68,44 @@ type ProxyPayload struct {
 	Message json.RawMessage `json:"message"`
 	// Request is, for a response, the client's request it answers.
 	Request json.RawMessage `json:"request,omitempty"`
+}
+
+// TranscriptPayload is new bytes of a session transcript to chunk.
+type TranscriptPayload struct {
+	// Format is the transcript's writer: "claude-code" or "codex".
+	Format string `json:"format"`
+	// Path is the transcript file (recorded with each chunk).
+	Path string `json:"path"`
+	// Session is the agent session, when the host knows it (its state
+	// supplies the relay's tokens, to redact).
+	Session string `json:"session,omitempty"`
+	// Data is whole lines read from the file, from where the last pass
+	// stopped.
+	Data string `json:"data"`
+	// Final says the session's last turn is over (Stop, SessionEnd, or a
+	// file no longer written to).
+	Final bool `json:"final,omitempty"`
+}
+
+// TranscriptAnswer is the stdout of a transcript request.
+type TranscriptAnswer struct {
+	// Consumed is how many bytes of Data the chunks cover: the next pass
+	// starts there.
+	Consumed int `json:"consumed"`
+	// Chunks is how many store_chunk effects follow.
+	Chunks int `json:"chunks"`
+}
+
+// Chunk is one logical turn of a transcript, redacted, for the index.
+type Chunk struct {
+	TimeMS     int64  `json:"ts_ms"`
+	Session    string `json:"session"`
+	Harness    string `json:"harness"`
+	Path       string `json:"path"`
+	Cwd        string `json:"cwd,omitempty"`
+	Text       string `json:"text"`
+	Bytes      int    `json:"bytes"`
+	Redactions int    `json:"redactions,omitempty"`
 }
 
 // TokenPlaceholder replaces a relayed token in what the client sees, so
@@ -123,6 +164,11 @@ const (
 	OpSetState   = "set_state"
 	OpStoreEvent = "store_event"
 	OpTally      = "tally"
+	// OpStoreChunk stores a transcript chunk.
+	OpStoreChunk = "store_chunk"
+	// OpIndexTranscript asks the host to read what is new in a transcript
+	// and send it back as a HarnessTranscript request.
+	OpIndexTranscript = "index_transcript"
 )
 
 // Effect is one thing the host must do. Exactly the fields of its Op are set.
@@ -137,6 +183,13 @@ type Effect struct {
 	Session string `json:"session,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Count   int    `json:"count,omitempty"`
+	// store_chunk
+	Chunk *Chunk `json:"chunk,omitempty"`
+	// index_transcript (with Session): the file, its format, and whether
+	// its last turn is over.
+	Path   string `json:"path,omitempty"`
+	Format string `json:"format,omitempty"`
+	Final  bool   `json:"final,omitempty"`
 }
 
 // Tally names.

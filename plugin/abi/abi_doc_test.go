@@ -30,7 +30,7 @@ func TestDocVersionAndNames(t *testing.T) {
 		t.Fatalf("ABI.md states version %v, code has %d", m, Version)
 	}
 	names := append([]string{}, RequiredExports...)
-	names = append(names, OpSetState, OpStoreEvent, OpTally, TallyRelayed, TallyNudges, TallyCapture, TallyShaped, TallyRefetch,
+	names = append(names, OpSetState, OpStoreEvent, OpTally, OpStoreChunk, OpIndexTranscript, HarnessTranscript, TallyRelayed, TallyNudges, TallyCapture, TallyShaped, TallyRefetch,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
 		HarnessClaudeCode, HarnessCodex, HarnessGemini, HarnessCursor, HarnessOpenCode, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
@@ -50,7 +50,7 @@ func TestDocFields(t *testing.T) {
 	doc := abiDoc(t)
 	for _, v := range []any{PrepareRequest{}, PrepareResponse{}, HandleRequest{}, HandleResponse{},
 		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{},
-		opencode.Payload{}, opencode.Answer{}} {
+		opencode.Payload{}, opencode.Answer{}, TranscriptPayload{}, TranscriptAnswer{}, Chunk{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
 			tag := strings.Split(rt.Field(i).Tag.Get("json"), ",")[0]

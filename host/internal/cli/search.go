@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 func runSearch(ctx context.Context, env Env, args []string) int {
 	flags := newFlags(env, "search", "[flags] <query>",
-		"Full-text search over captured events. Terms are ANDed; \"quote phrases\".\nTicket ids, paths and identifiers match (CVX-5909, users.ts, UserBy).")
+		"Full-text search over captured events and indexed transcript turns. Terms are ANDed; \"quote phrases\".\nTicket ids, paths and identifiers match (CVX-5909, users.ts, UserBy).")
 	session := flags.String("session", "", "only this session id")
 	server := flags.String("server", "", "only this MCP server")
 	limit := flags.Int("limit", 10, "at most this many results (1-200)")
@@ -40,8 +41,14 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
+	turns, _, err := st.SearchChunks(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
+	if err != nil {
+		return fail(env, "%v", err)
+	}
 	if *asJSON {
 		type jsonHit struct {
+			Kind     string  `json:"kind"`
+			Ref      string  `json:"ref"`
 			ID       int64   `json:"id"`
 			TimeMS   int64   `json:"ts_ms"`
 			Session  string  `json:"session"`
@@ -55,11 +62,15 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 		out := make([]jsonHit, 0, len(hits))
 		for _, h := range hits {
 			e := h.Event
-			out = append(out, jsonHit{e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet})
+			out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet})
+		}
+		for _, h := range turns {
+			c := h.Chunk
+			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet})
 		}
 		return writeJSON(env, out)
 	}
-	if len(hits) == 0 {
+	if len(hits) == 0 && len(turns) == 0 {
 		fmt.Fprintf(env.Stdout, "no events match %q\n", strings.Join(q.Terms, " "))
 		return 0
 	}
@@ -68,7 +79,15 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(env.Stdout, "#%-5d %s  %-9s %-32s session %s\n       %s\n",
 			e.ID, time.UnixMilli(e.TimeMS).Format("2006-01-02 15:04:05"), e.Category, label(e), shortID(e.Session), h.Snippet)
 	}
-	fmt.Fprintf(env.Stdout, "\n%s. Full response: ctxhook show <id>\n", plural(int64(len(hits)), "result", "results"))
+	if len(turns) > 0 {
+		fmt.Fprintln(env.Stdout, "\nTranscript turns:")
+	}
+	for _, h := range turns {
+		c := h.Chunk
+		fmt.Fprintf(env.Stdout, "#c%-4d %s  %-9s %-32s session %s\n       %s\n",
+			c.ID, time.UnixMilli(c.TimeMS).Format("2006-01-02 15:04:05"), store.CategoryTranscript, c.Harness, shortID(c.Session), h.Snippet)
+	}
+	fmt.Fprintf(env.Stdout, "\n%s. In full: ctxhook show <id>\n", plural(int64(len(hits)+len(turns)), "result", "results"))
 	return 0
 }
 

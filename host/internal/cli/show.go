@@ -23,6 +23,9 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		return 2
 	}
 	ref := strings.TrimPrefix(pos[0], "#")
+	if rest, ok := strings.CutPrefix(ref, "c"); ok && !isEventKey(ref) {
+		return showChunk(env, rest, *asJSON)
+	}
 	if id, err := strconv.ParseInt(ref, 10, 64); (err == nil && id < 1) || (err != nil && !isEventKey(ref)) {
 		return fail(env, "an event is named by a positive id (42) or a key (e1a2b3c4d5e6f7a8b), not %q", pos[0])
 	}
@@ -82,4 +85,37 @@ func isEventKey(s string) bool {
 		}
 	}
 	return true
+}
+
+// showChunk prints one transcript turn ("c12").
+func showChunk(env Env, idText string, asJSON bool) int {
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil || id < 1 {
+		return fail(env, "a transcript turn is named c and a positive number (c12), not c%s", idText)
+	}
+	st, code := openStore(env)
+	if st == nil {
+		return code
+	}
+	defer st.Close()
+	c, err := st.ChunkByID(id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fail(env, "no transcript turn c%d", id)
+	}
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if asJSON {
+		return writeJSON(env, c)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "turn       #c%d\n", c.ID)
+	fmt.Fprintf(w, "time       %s\n", time.UnixMilli(c.TimeMS).Format(time.RFC3339))
+	fmt.Fprintf(w, "session    %s (%s)\n", c.Session, c.Harness)
+	fmt.Fprintf(w, "transcript %s\n", c.Path)
+	if c.Cwd != "" {
+		fmt.Fprintf(w, "project    %s\n", c.Cwd)
+	}
+	fmt.Fprintf(w, "\n%s\n", c.Text)
+	return 0
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
+	"github.com/ctxhook/ctxhook/host/internal/transcripts"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -139,6 +140,7 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 	}
 
 	e.apply(&res, sd, unlock, resp.Effects)
+	e.indexTranscripts(ctx, &res, cfg, resp.Effects)
 	return res, nil
 }
 
@@ -163,6 +165,8 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 			}
 		case abi.OpTally:
 			tallies = append(tallies, eff)
+		case abi.OpIndexTranscript:
+			// after the events: see indexTranscripts
 		default:
 			res.Warnings = append(res.Warnings, fmt.Sprintf("ignoring unknown effect %q", eff.Op))
 		}
@@ -177,6 +181,34 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 			res.Warnings = append(res.Warnings, err.Error())
 		}
 		res.EventIDs = ids
+	}
+}
+
+// indexTranscripts brings the transcripts the plugin named up to date,
+// one pass each (at most transcripts.MaxPass bytes): a hook must stay
+// quick, and `ctxhook index` catches up on anything larger.
+func (e *Engine) indexTranscripts(ctx context.Context, res *Result, cfg abi.Config, effects []abi.Effect) {
+	for _, eff := range effects {
+		if eff.Op != abi.OpIndexTranscript || eff.Path == "" {
+			continue
+		}
+		st, err := store.Open(e.Paths.DB(), store.Options{})
+		if err != nil {
+			res.Warnings = append(res.Warnings, "transcript not indexed: "+err.Error())
+			return
+		}
+		readState := func(keys []string) (map[string]string, error) {
+			sd, err := e.stateDir()
+			if err != nil {
+				return nil, err
+			}
+			return sd.Read(keys)
+		}
+		job := transcripts.Job{Path: eff.Path, Format: eff.Format, Session: eff.Session, Final: eff.Final}
+		if _, err := transcripts.Index(ctx, e.runner, st, cfg, readState, job, 1); err != nil {
+			res.Warnings = append(res.Warnings, "transcript not indexed: "+err.Error())
+		}
+		st.Close()
 	}
 }
 

@@ -243,3 +243,49 @@ func TestStateErrorNudges(t *testing.T) {
 		t.Errorf("stderr %q does not mention state", errs)
 	}
 }
+
+// TestStopIndexesTranscript: the Stop hook indexes what is new in the
+// session's transcript (a real Claude Code 2.1.330 one), incrementally:
+// a second Stop with nothing appended adds nothing, an appended turn is
+// added, and no planted secret reaches the store.
+func TestStopIndexesTranscript(t *testing.T) {
+	e := home(t)
+	src, err := os.ReadFile("../../../testdata/transcripts/claude-code-2.1.330.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(t.TempDir(), "session.jsonl")
+	os.WriteFile(tr, src, 0o600)
+	var stop map[string]any
+	json.Unmarshal(payload(t, "Stop"), &stop)
+	stop["transcript_path"] = tr
+	b, _ := json.Marshal(stop)
+	if _, errs, code := runHook(t, e, "Stop", b); code != 0 || errs != "" {
+		t.Fatalf("stop: %d %q", code, errs)
+	}
+	st := openStore(t, e)
+	if n, _ := st.ChunkCount(); n != 1 {
+		t.Fatalf("%d chunks after the first Stop, want 1", n)
+	}
+	runHook(t, e, "Stop", b)
+	if n, _ := st.ChunkCount(); n != 1 {
+		t.Fatalf("%d chunks after a Stop with nothing new, want 1", n)
+	}
+	f, _ := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"type":"user","timestamp":"2026-11-22T23:00:00Z","sessionId":"s","message":{"role":"user","content":"And the ZEBRA-77 ticket?"}}` + "\n")
+	f.Close()
+	runHook(t, e, "Stop", b)
+	hits, _, err := st.SearchChunks(store.ParseQuery("ZEBRA-77"), store.SearchOptions{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("appended turn: %v %v", hits, err)
+	}
+	all, _, _ := st.SearchChunks(store.ParseQuery("CVX-5909"), store.SearchOptions{})
+	if len(all) != 1 {
+		t.Fatalf("first turn: %d hits", len(all))
+	}
+	for _, s := range []string{"AKIAPLANTEDSECRET123", "planted-db-password-7f3k"} {
+		if strings.Contains(all[0].Chunk.Text, s) {
+			t.Errorf("planted secret %q in a stored turn", s)
+		}
+	}
+}

@@ -62,7 +62,7 @@ type Meta struct {
 	ResultsTotal     int       `json:"results_total" jsonschema:"how many results match in all"`
 	ResultsReturned  int       `json:"results_returned" jsonschema:"how many are in this answer"`
 	ResultsTruncated bool      `json:"results_truncated" jsonschema:"true when more results (or more of a body) exist than were returned"`
-	IndexSize        int64     `json:"index_size" jsonschema:"events in the index"`
+	IndexSize        int64     `json:"index_size" jsonschema:"events and transcript turns in the index"`
 	IndexLastUpdated string    `json:"index_last_updated" jsonschema:"time of the newest indexed event (RFC 3339); empty when the index is empty"`
 	Warnings         []Warning `json:"warnings" jsonschema:"conditions the caller should know about"`
 	RequestID        string    `json:"request_id" jsonschema:"unique id of this answer"`
@@ -222,7 +222,12 @@ func (i indexState) version() string {
 
 func readIndex(st *store.Store) (indexState, error) {
 	events, maxID, newest, err := st.IndexState()
-	return indexState{events, maxID, newest}, err
+	if err != nil {
+		return indexState{}, err
+	}
+	chunks, err := st.ChunkCount()
+	// A new chunk changes the version too: maxID is offset by the count.
+	return indexState{events + chunks, maxID*1_000_003 + chunks, newest}, err
 }
 
 func requestID() string {

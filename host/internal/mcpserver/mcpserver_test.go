@@ -28,6 +28,15 @@ func session(t *testing.T, events []abi.Event) *mcp.ClientSession {
 		if _, err := st.Apply(events, []abi.Effect{{Op: abi.OpTally, Session: "s1", Name: abi.TallyRefetch, Count: 2}}); err != nil {
 			t.Fatal(err)
 		}
+		if len(events) > 1 {
+			turns := []abi.Chunk{
+				{TimeMS: now.Add(-time.Hour).UnixMilli(), Session: "s1", Harness: "claude-code", Cwd: "/proj", Text: "user: why does checkout fail?\nassistant: the zebra-gateway flag is off", Bytes: 70},
+				{TimeMS: now.Add(-50 * time.Minute).UnixMilli(), Session: "s1", Harness: "claude-code", Cwd: "/proj", Text: "user: turn it on\ntool mcp__flags__set {}", Bytes: 40},
+			}
+			if err := st.ApplyChunks("/t/s1.jsonl", turns, 123, now.UnixMilli()); err != nil {
+				t.Fatal(err)
+			}
+		}
 		st.Close()
 	}
 	srv := New(Options{DB: db, Version: "test", Now: func() time.Time { return now }})
@@ -173,7 +182,7 @@ func TestSearch(t *testing.T) {
 	if c, _ := hit["confidence"].(float64); c <= 0 || c > 1 {
 		t.Errorf("confidence %v", hit["confidence"])
 	}
-	if m["cached"] != false || m["index_size"] != float64(5) || m["tool_version"] != "test" {
+	if m["cached"] != false || m["index_size"] != float64(7) || m["tool_version"] != "test" {
 		t.Errorf("meta %v", m)
 	}
 	// The same request again, index unchanged: from the cache.
@@ -293,5 +302,40 @@ func TestEmptyAndStaleIndex(t *testing.T) {
 	m = checkMeta(t, "search stale", res, out)
 	if w := m["warnings"].([]any); len(w) != 1 || w[0].(map[string]any)["code"] != "INDEX_STALE" {
 		t.Errorf("warnings %v", m["warnings"])
+	}
+}
+
+func TestTranscriptChunks(t *testing.T) {
+	cs := session(t, corpus())
+	res, out := callTool(t, cs, "search", map[string]any{"query": "zebra-gateway"})
+	checkMeta(t, "search chunks", res, out)
+	results, _ := out["results"].([]any)
+	if len(results) != 1 {
+		t.Fatalf("search zebra-gateway: %v", out)
+	}
+	hit := results[0].(map[string]any)
+	if hit["kind"] != "chunk" || hit["ref"] != "c1" || hit["category"] != "transcript" {
+		t.Fatalf("hit %v", hit)
+	}
+	res, out = callTool(t, cs, "get_event", map[string]any{"id": "c1"})
+	checkMeta(t, "get_event chunk", res, out)
+	if !strings.Contains(out["body"].(string), "zebra-gateway flag is off") {
+		t.Errorf("chunk body %v", out["body"])
+	}
+	res, out = callTool(t, cs, "get_context", map[string]any{"chunk_id": "c1", "direction": "after"})
+	checkMeta(t, "get_context chunk", res, out)
+	if evs := out["events"].([]any); len(evs) != 2 || out["project"] != "/proj" {
+		t.Errorf("chunk context %v", out)
+	}
+	// A server filter leaves transcripts out; category transcript keeps only them.
+	_, out = callTool(t, cs, "search", map[string]any{"query": "checkout", "server": "jira"})
+	for _, r := range out["results"].([]any) {
+		if r.(map[string]any)["kind"] == "chunk" {
+			t.Errorf("server filter returned a chunk")
+		}
+	}
+	_, out = callTool(t, cs, "search", map[string]any{"query": "checkout", "category": "transcript"})
+	if rs := out["results"].([]any); len(rs) != 1 || rs[0].(map[string]any)["kind"] != "chunk" {
+		t.Errorf("category transcript: %v", out["results"])
 	}
 }

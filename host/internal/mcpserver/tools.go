@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -28,7 +29,9 @@ type SearchIn struct {
 
 // Hit is one search result.
 type Hit struct {
-	ID            int64   `json:"id" jsonschema:"event id: pass it to get_event or get_context"`
+	Kind          string  `json:"kind" jsonschema:"event (a captured tool call or prompt) or chunk (one turn of a session transcript)"`
+	Ref           string  `json:"ref" jsonschema:"what to pass to get_event or get_context: the event id, or c and the chunk id"`
+	ID            int64   `json:"id" jsonschema:"event id (or chunk id, for kind chunk)"`
 	Key           string  `json:"key,omitempty" jsonschema:"event key (also accepted by get_event)"`
 	Time          string  `json:"time"`
 	Session       string  `json:"session"`
@@ -70,27 +73,48 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		if st == nil {
 			return "No events captured yet.", nil
 		}
-		hits, total, err := st.SearchTotal(q, store.SearchOptions{Session: in.Session, Server: in.Server,
-			Category: in.Category, SinceMS: since, UntilMS: until, Limit: limit})
+		opts := store.SearchOptions{Session: in.Session, Server: in.Server,
+			Category: in.Category, SinceMS: since, UntilMS: until, Limit: limit}
+		hits, total, err := st.SearchTotal(q, opts)
 		if err != nil {
 			return "", err
 		}
-		var b strings.Builder
+		chunks, chunkTotal, err := st.SearchChunks(q, opts)
+		if err != nil {
+			return "", err
+		}
+		total += chunkTotal
 		for _, h := range hits {
 			e := h.Event
-			out.Results = append(out.Results, Hit{ID: e.ID, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session,
-				Harness: e.Harness, Category: e.Category, Tool: e.Tool, Server: e.Server, ResponseBytes: e.ResponseBytes,
-				Snippet: h.Snippet, Score: round(h.Score, 6), Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
-			fmt.Fprintf(&b, "#%d %s %s %s (%d bytes, session %s)\n  %s\n", e.ID, rfc3339(e.TimeMS), e.Category,
-				orDash(e.Tool), e.ResponseBytes, e.Session, h.Snippet)
+			out.Results = append(out.Results, Hit{Kind: "event", Ref: strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
+				Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
+				Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Score: round(h.Score, 6),
+				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
 		}
-		if len(hits) == 0 {
+		for _, h := range chunks {
+			c := h.Chunk
+			out.Results = append(out.Results, Hit{Kind: "chunk", Ref: "c" + strconv.FormatInt(c.ID, 10), ID: c.ID,
+				Time: rfc3339(c.TimeMS), Session: c.Session, Harness: c.Harness, Category: store.CategoryTranscript,
+				ResponseBytes: c.Bytes, Snippet: h.Snippet, Score: round(h.Score, 6),
+				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
+		}
+		// Both rankings are reciprocal-rank fusions on the same scale.
+		sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
+		if len(out.Results) > limit {
+			out.Results = out.Results[:limit]
+		}
+		var b strings.Builder
+		for _, h := range out.Results {
+			fmt.Fprintf(&b, "#%s %s %s %s (%d bytes, session %s)\n  %s\n", h.Ref, h.Time, h.Category,
+				orDash(h.Tool), h.ResponseBytes, h.Session, h.Snippet)
+		}
+		if len(out.Results) == 0 {
 			fmt.Fprintf(&b, "No events match %q.", in.Query)
 		} else {
-			b.WriteString("get_event <id> returns a response in full; get_context <id> shows what came around it.")
+			b.WriteString("get_event <ref> returns a response (or transcript turn) in full; get_context <ref> shows what came around it.")
 		}
-		out.Meta.ResultsTotal, out.Meta.ResultsReturned = total, len(hits)
-		out.Meta.ResultsTruncated = total > len(hits)
+		out.Meta.ResultsTotal, out.Meta.ResultsReturned = max(total, len(out.Results)), len(out.Results)
+		out.Meta.ResultsTruncated = total > len(out.Results)
 		if total >= store.MaxTotal {
 			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"RESULTS_TOTAL_CAPPED",
 				fmt.Sprintf("at least %d events match; narrow the query or filter by session, server or time", store.MaxTotal), "info"})
@@ -101,7 +125,7 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 
 // ContextIn is get_context's input.
 type ContextIn struct {
-	ChunkID   any    `json:"chunk_id" jsonschema:"the id of a search result (a number) or an event key"`
+	ChunkID   any    `json:"chunk_id" jsonschema:"a search result's ref: an event id (a number), an event key, or c and a transcript chunk id (c12)"`
 	Direction string `json:"direction,omitempty" jsonschema:"before, after or both (default both)"`
 	Count     int    `json:"count,omitempty" jsonschema:"events on each requested side, 1 to 10 (default 3)"`
 }
@@ -151,6 +175,9 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 		if st == nil {
 			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
 		}
+		if id, ok := chunkRef(ref); ok {
+			return chunkContext(st, id, before, after, out)
+		}
 		anchor, err := st.EventByRef(ref)
 		if err != nil {
 			return "", notFound(err, ref)
@@ -181,7 +208,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 
 // EventIn is get_event's input.
 type EventIn struct {
-	ID     any  `json:"id" jsonschema:"event id (a number, from search) or key (e and 16 hex digits, from a shaped response or a hint)"`
+	ID     any  `json:"id" jsonschema:"a search result's ref: event id (a number), event key (e and 16 hex digits, from a shaped response or a hint), or c and a transcript chunk id"`
 	Offset int  `json:"offset,omitempty" jsonschema:"byte offset into the body (default 0)"`
 	Length int  `json:"length,omitempty" jsonschema:"bytes to return, up to 262144 (default 32768)"`
 	Raw    bool `json:"raw,omitempty" jsonschema:"return the stored response as captured (JSON) instead of its readable text"`
@@ -232,8 +259,16 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		if st == nil {
 			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
 		}
-		e, err := st.EventByRef(ref)
-		if err != nil {
+		var e store.Event
+		if id, ok := chunkRef(ref); ok {
+			c, err := st.ChunkByID(id)
+			if err != nil {
+				return "", notFound(err, ref)
+			}
+			e = store.Event{ID: c.ID, Event: abi.Event{TimeMS: c.TimeMS, Session: c.Session, Harness: c.Harness,
+				HookEvent: "turn", Category: store.CategoryTranscript, Cwd: c.Cwd, Text: c.Text, Response: c.Text,
+				ResponseBytes: c.Bytes, Redactions: c.Redactions}}
+		} else if e, err = st.EventByRef(ref); err != nil {
 			return "", notFound(err, ref)
 		}
 		body, format := e.Body(), "text"
@@ -324,6 +359,46 @@ func (s *Server) stats(ctx context.Context, req *mcp.CallToolRequest, in StatsIn
 			out.Events, out.Sessions, out.MCPCalls, out.BytesCaptured, out.BytesKeptOut, out.RefetchesAvoided,
 			out.TokensRelayed, out.NudgesFired, out.Redactions), nil
 	})
+}
+
+// chunkRef reads a transcript chunk reference, "c" and the chunk id.
+func chunkRef(ref string) (int64, bool) {
+	rest, ok := strings.CutPrefix(ref, "c")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
+}
+
+// chunkContext is get_context for a transcript chunk: the turns around it.
+func chunkContext(st *store.Store, id int64, before, after int, out *ContextOut) (string, error) {
+	cs, err := st.ChunksAround(id, before, after)
+	if err != nil {
+		return "", notFound(err, "c"+strconv.FormatInt(id, 10))
+	}
+	anchor := cs[0]
+	for _, c := range cs {
+		if c.ID == id {
+			anchor = c
+		}
+	}
+	out.Session, out.Project = anchor.Session, anchor.Cwd
+	out.Events = []ContextEvent{}
+	var b strings.Builder
+	fmt.Fprintf(&b, "session %s, project %s (transcript)\n", anchor.Session, orDash(anchor.Cwd))
+	for _, c := range cs {
+		ce := ContextEvent{ID: c.ID, Time: rfc3339(c.TimeMS), Category: store.CategoryTranscript, HookEvent: "turn",
+			ResponseBytes: c.Bytes, Preview: preview(c.Text, 300), Anchor: c.ID == id}
+		out.Events = append(out.Events, ce)
+		mark := " "
+		if ce.Anchor {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s #c%d %s turn\n    %s\n", mark, c.ID, ce.Time, ce.Preview)
+	}
+	out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(cs), len(cs)
+	return b.String(), nil
 }
 
 // checkLimit applies a default to 0 and refuses what is out of range.

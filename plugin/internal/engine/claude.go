@@ -44,11 +44,24 @@ func (h claudeHook) decide(d *decision, event string) {
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)
 	case claude.SessionStart:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session start: "+p.Source)
+		h.indexTranscript(d, false) // a resumed session's earlier turns
 	case claude.SessionEnd:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session end: "+p.Reason)
+		h.indexTranscript(d, true)
 	case claude.Stop:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), p.LastMessage)
+		h.indexTranscript(d, true) // the turn is over
 	}
+}
+
+// indexTranscript asks the host to index what is new in the session's
+// transcript (Claude Code and Codex name it in every payload).
+func (h claudeHook) indexTranscript(d *decision, final bool) {
+	if h.p.TranscriptPath == "" {
+		return
+	}
+	d.effects = append(d.effects, abi.Effect{Op: abi.OpIndexTranscript, Session: d.session,
+		Path: h.p.TranscriptPath, Format: d.req.Harness, Final: final})
 }
 
 func (h claudeHook) call(event string) toolCall {

@@ -52,6 +52,8 @@ func parseAs(harness, payload string) (dialect, error) {
 		return parseOpenCode(payload)
 	case abi.HarnessMCPProxy:
 		return parseProxy(payload)
+	case abi.HarnessTranscript:
+		return parseTranscript(payload)
 	}
 	return nil, fmt.Errorf("%w %q", ErrHarness, harness)
 }

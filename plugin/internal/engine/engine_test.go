@@ -43,7 +43,7 @@ func TestCapBytes(t *testing.T) {
 // returns valid JSON on stdout (or nothing) and well-formed effects, and
 // never leaks a known relay token into a stored event.
 func FuzzHandle(f *testing.F) {
-	harnesses := []string{abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessGemini, abi.HarnessCursor, abi.HarnessOpenCode}
+	harnesses := []string{abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessGemini, abi.HarnessCursor, abi.HarnessOpenCode, abi.HarnessTranscript}
 	for i, h := range []string{"claude-code", "codex", "gemini", "cursor", "opencode"} {
 		files, _ := filepath.Glob("../../../testdata/payloads/" + h + "/*/*.json")
 		for _, file := range files {
@@ -52,6 +52,7 @@ func FuzzHandle(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__wf__step","tool_response":[{"type":"text","text":"{\"session_token\":\"tok_fuzz_0123456789\"}"}]}`), "3", uint8(0))
+	f.Add([]byte(`{"format":"claude-code","path":"/p","session":"s","final":true,"data":"{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"content\":\"token tok_known_0123456789abcdef here\"}}\n"}`), "", uint8(5))
 	f.Add([]byte(`{"hook":"tool.execute.after","input":{"tool":"wf_step","sessionID":"s","args":{}},"output":{"content":[],"_meta":{"session_token":"tok_fuzz_0123456789"}}}`), "", uint8(4))
 	const known = "tok_known_0123456789abcdef"
 	f.Fuzz(func(t *testing.T, payload []byte, every string, harness uint8) {
@@ -89,7 +90,11 @@ func FuzzHandle(f *testing.F) {
 						t.Fatalf("known token stored unredacted")
 					}
 				}
-			case abi.OpTally:
+			case abi.OpTally, abi.OpIndexTranscript:
+			case abi.OpStoreChunk:
+				if e.Chunk == nil || strings.Contains(e.Chunk.Text, known) {
+					t.Fatalf("bad chunk or known token in a chunk")
+				}
 			default:
 				t.Fatalf("unknown effect %q", e.Op)
 			}
