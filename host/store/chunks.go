@@ -152,36 +152,7 @@ func (s *Store) ChunksAround(id int64, before, after int) ([]Chunk, error) {
 	if err != nil {
 		return nil, err
 	}
-	query := func(sql string, n int) ([]Chunk, error) {
-		if n <= 0 {
-			return nil, nil
-		}
-		st, _, err := s.conn.Prepare(`SELECT ` + chunkCols + ` FROM chunks WHERE session = ? AND ` + sql)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		bindAll(st, anchor.Session, id, int64(n))
-		var out []Chunk
-		for st.Step() {
-			out = append(out, scanChunk(st))
-		}
-		return out, st.Err()
-	}
-	prev, err := query(`id < ? ORDER BY id DESC LIMIT ?`, before)
-	if err != nil {
-		return nil, err
-	}
-	next, err := query(`id > ? ORDER BY id LIMIT ?`, after)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Chunk, 0, len(prev)+1+len(next))
-	for i := len(prev) - 1; i >= 0; i-- {
-		out = append(out, prev[i])
-	}
-	out = append(out, anchor)
-	return append(out, next...), nil
+	return around(s, "chunks", chunkCols, scanChunk, anchor, anchor.Session, id, before, after)
 }
 
 // SearchChunks is SearchTotal over transcript chunks.

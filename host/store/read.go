@@ -453,19 +453,25 @@ func (s *Store) Around(id int64, before, after int) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	query := func(sql string, n int) ([]Event, error) {
+	return around(s, "events", eventCols, scanEvent, anchor, anchor.Session, id, before, after)
+}
+
+// around returns the rows of table in session before and after id, in
+// id order, with anchor in its place.
+func around[T any](s *Store, table, cols string, scan func(*sqlite3.Stmt) T, anchor T, session string, id int64, before, after int) ([]T, error) {
+	query := func(sql string, n int) ([]T, error) {
 		if n <= 0 {
 			return nil, nil
 		}
-		st, _, err := s.conn.Prepare(`SELECT ` + eventCols + ` FROM events WHERE session = ? AND ` + sql)
+		st, _, err := s.conn.Prepare(`SELECT ` + cols + ` FROM ` + table + ` WHERE session = ? AND ` + sql)
 		if err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 		defer st.Close()
-		bindAll(st, anchor.Session, id, int64(n))
-		var out []Event
+		bindAll(st, session, id, int64(n))
+		var out []T
 		for st.Step() {
-			out = append(out, scanEvent(st))
+			out = append(out, scan(st))
 		}
 		return out, st.Err()
 	}
@@ -477,7 +483,7 @@ func (s *Store) Around(id int64, before, after int) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Event, 0, len(prev)+1+len(next))
+	out := make([]T, 0, len(prev)+1+len(next))
 	for i := len(prev) - 1; i >= 0; i-- {
 		out = append(out, prev[i])
 	}
