@@ -84,7 +84,7 @@ func binaries(t *testing.T) (ctxhook, testmcp string) {
 		if buildErr != nil {
 			return
 		}
-		for pkg, name := range map[string]string{"./host/cmd/ctxhook": "ctxhook", "./e2e/testmcp": "testmcp"} {
+		for pkg, name := range map[string]string{"./host/cmd/ctxhook": "ctxhook", "./host/cmd/ctxhook-hook": "ctxhook-hook", "./e2e/testmcp": "testmcp"} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(builtDir, name), pkg)
 			cmd.Dir = repoRoot(t)
 			if out, err := cmd.CombinedOutput(); err != nil {
@@ -166,7 +166,8 @@ func run(t *testing.T, timeout time.Duration, env []string, dir string, stdin []
 // isolatedEnv is a minimal environment with HOME at home and no XDG
 // overrides, so ctxhook uses its real default paths under that HOME.
 func isolatedEnv(home string, extra ...string) []string {
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + os.TempDir()}
+	// Daemons the hook client starts exit soon after the test.
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + os.TempDir(), "CTXHOOK_DAEMON_IDLE=20s"}
 	return append(env, extra...)
 }
 

@@ -39,6 +39,7 @@ func init() {
 		{"hook", "<harness> <event>", "run as a harness hook (reads the payload on stdin)", runHook},
 		{"proxy", "--name NAME -- command...", "stand in for an MCP server: relay its token, record its results", runProxy},
 		{"mcp", "", "serve ctxhook's MCP tools to the agent (stdio)", runMCP},
+		{"daemon", "[--idle 10m]", "keep plugin instances warm for hooks (started by ctxhook-hook)", runDaemon},
 		{"index", "[file.jsonl...]", "index session transcripts (Claude Code, Codex CLI)", runIndex},
 		{"search", "[flags] <query>", "full-text search over captured events", runSearch},
 		{"show", "[--json] <id>", "print one captured event in full", runShow},

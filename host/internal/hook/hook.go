@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -43,13 +44,20 @@ type Engine struct {
 	Persistent bool
 	runner     *runner.Runner
 	cfg        *abi.Config
+	cfgStamp   string
 	st         *store.Store
 	sd         *state.Dir
 }
 
 // NewEngine loads the plugin (using the compilation cache in p.Cache).
 func NewEngine(ctx context.Context, p paths.Paths, getenv func(string) string) (*Engine, error) {
-	r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()})
+	return NewEngineWith(ctx, p, getenv, runner.Options{})
+}
+
+// NewEngineWith is NewEngine with runner options (CacheDir is set here).
+func NewEngineWith(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options) (*Engine, error) {
+	o.CacheDir = p.WasmCache()
+	r, err := runner.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +85,18 @@ func (e *Engine) stateDir() (state.Dir, error) {
 }
 
 func (e *Engine) config() (abi.Config, error) {
-	if e.cfg != nil {
+	// A long-lived engine re-reads the file when it changed, so an edit
+	// takes effect on the next call, daemon or not.
+	var stamp string
+	if fi, err := os.Stat(e.Paths.Config); err == nil {
+		stamp = fi.ModTime().String() + "/" + strconv.FormatInt(fi.Size(), 10)
+	}
+	if e.cfg != nil && stamp == e.cfgStamp {
 		return *e.cfg, nil
 	}
 	cfg, err := config.Load(e.Paths.Config)
-	if e.Persistent {
-		e.cfg = &cfg
+	if e.Persistent && err == nil {
+		e.cfg, e.cfgStamp = &cfg, stamp
 	}
 	return cfg, err
 }
@@ -287,6 +301,34 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		io.WriteString(stdio.Stdout, o.res.Stdout)
 		return o.res.ExitCode
 	}
+}
+
+// RunPayload is Run for a long-lived host (the daemon): the payload is
+// already read and the engine already loaded. It keeps the same contract:
+// the deadline, fail-open on every error, one line per warning, and
+// returns the exit code, stdout and stderr.
+func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload []byte, getenv func(string) string) (int, string, string) {
+	var stderr strings.Builder
+	warn := func(msg string) { fmt.Fprintf(&stderr, "ctxhook: %s\n", oneLine(msg)) }
+	deadline := DefaultDeadline
+	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
+		deadline = time.Duration(ms) * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	if len(payload) > MaxInput {
+		warn(fmt.Sprintf("payload larger than %d MiB; the agent continues without ctxhook", MaxInput>>20))
+		return 0, "", stderr.String()
+	}
+	res, err := eng.Do(ctx, harness, event, payload)
+	for _, w := range res.Warnings {
+		warn(w)
+	}
+	if err != nil {
+		warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, err))
+		return 0, "", stderr.String()
+	}
+	return res.ExitCode, res.Stdout, stderr.String()
 }
 
 func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string) (Result, error) {

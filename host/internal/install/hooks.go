@@ -236,7 +236,13 @@ func (h Harness) template(exe string) (hooks, top *object, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("install: %w", err)
 	}
-	// The command is a JSON string: insert the quoted path JSON-escaped.
+	// With the hook client installed next to ctxhook, hooks run it: the
+	// same arguments, answered by the warm daemon. The command is a JSON
+	// string: insert the quoted path JSON-escaped.
+	if client := HookClient(exe); client != "" {
+		esc, _ := json.Marshal(ShellQuote(client))
+		b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder+" hook "), append(esc[1:len(esc)-1], ' '))
+	}
 	esc, _ := json.Marshal(ShellQuote(exe))
 	b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder), esc[1:len(esc)-1])
 	root, err := parseObject(b)
@@ -304,10 +310,27 @@ func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.Raw
 	return out, removed, nil
 }
 
-// IsOurs reports whether a hook command runs `ctxhook hook <harness>`: a
-// binary named ctxhook, or exe (the running binary, whatever its name).
+// HookClient returns the hook client (ctxhook-hook) installed next to
+// exe, or "" when there is none.
+func HookClient(exe string) string {
+	c := filepath.Join(filepath.Dir(exe), "ctxhook-hook")
+	if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return c
+	}
+	return ""
+}
+
+// IsOurs reports whether a hook command runs `ctxhook hook <harness>` (a
+// binary named ctxhook, or exe whatever its name) or the hook client
+// `ctxhook-hook <harness>`.
 func IsOurs(command, exe, harness string) bool {
 	f := strings.Fields(command)
+	for i := 0; i+1 < len(f); i++ {
+		bin := strings.Trim(f[i], `'"`)
+		if (bin == "ctxhook-hook" || strings.HasSuffix(bin, "/ctxhook-hook")) && f[i+1] == harness {
+			return true
+		}
+	}
 	for i := 0; i+2 < len(f); i++ {
 		bin := strings.Trim(f[i], `'"`)
 		named := bin == "ctxhook" || strings.HasSuffix(bin, "/ctxhook") || (exe != "" && bin == exe)

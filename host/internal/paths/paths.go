@@ -80,3 +80,44 @@ func EnsureDir(dir string) error {
 	}
 	return os.Chmod(dir, 0o700)
 }
+
+// DaemonDir holds the daemon's lock and socket (0700).
+func (p Paths) DaemonDir() string { return filepath.Join(p.Data, "daemon") }
+
+// Socket is the daemon's Unix socket. A Unix socket path is limited to
+// about 100 bytes; a deeper data directory gets its socket under the
+// system's temp dir instead, in a 0700 directory named for the user and
+// a hash of the data directory.
+func (p Paths) Socket() string {
+	s := filepath.Join(p.DaemonDir(), "sock")
+	if len(s) < 100 {
+		return s
+	}
+	var h uint32 = 2166136261
+	for i := 0; i < len(p.Data); i++ {
+		h = (h ^ uint32(p.Data[i])) * 16777619
+	}
+	return filepath.Join(os.TempDir(), "ctxhook-"+itoa(os.Getuid())+"-"+itoa(int(h)), "sock")
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

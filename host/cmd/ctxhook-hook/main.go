@@ -1,0 +1,141 @@
+// Command ctxhook-hook is the hook client: `ctxhook-hook <harness> <event>`
+// does what `ctxhook hook <harness> <event>` does, fast. It relays the
+// payload to the ctxhook daemon over a Unix socket and prints the answer;
+// it decides nothing. Whenever the daemon is missing, hung, of another
+// build, or the socket is not this user's, it hands the payload to
+// `ctxhook hook` in-process (the same plugin.wasm), and starts a daemon
+// for the next call.
+//
+// It links only os, syscall and two small packages (no plugin, no
+// SQLite): Go runs every linked package's init at start, and the full
+// binary's take milliseconds.
+package main
+
+import (
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/wire"
+)
+
+// MaxInput matches the hook command's limit.
+const MaxInput = 64 << 20
+
+// daemonWait bounds the wait for a daemon's answer; the in-process path
+// then still fits in the hook's deadline.
+const daemonWait = 3 * time.Second
+
+func main() {
+	if len(os.Args) != 3 {
+		os.Stderr.WriteString("ctxhook: usage: ctxhook-hook <harness> <event>; the agent continues without ctxhook\n")
+		os.Exit(0)
+	}
+	harness, event := os.Args[1], os.Args[2]
+	payload, err := io.ReadAll(io.LimitReader(os.Stdin, MaxInput+1))
+	if err != nil {
+		payload = nil
+	}
+	p, perr := paths.Resolve(os.Getenv)
+	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
+		if code, out, errOut, ok := ask(p.Socket(), harness, event, payload); ok {
+			os.Stdout.Write(out)
+			os.Stderr.Write(errOut)
+			os.Exit(code)
+		}
+		spawnDaemon()
+	}
+	inProcess(harness, event, payload)
+}
+
+// ask sends the request to the daemon; ok is false when the daemon cannot
+// answer it (then the caller answers in-process).
+func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr []byte, ok bool) {
+	// The socket must be this user's: never hand a payload to a socket
+	// someone else planted.
+	var st syscall.Stat_t
+	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		return 0, nil, nil, false
+	}
+	conn, err := net.DialTimeout("unix", sock, 200*time.Millisecond)
+	if err != nil {
+		return 0, nil, nil, false
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(daemonWait))
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "CTXHOOK_") {
+			env = append(env, kv)
+		}
+	}
+	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\n")), payload) != nil {
+		return 0, nil, nil, false
+	}
+	ans, err := wire.Read(conn)
+	if err != nil || len(ans) != 4 || string(ans[0]) != "ok" {
+		return 0, nil, nil, false
+	}
+	code, err = strconv.Atoi(string(ans[1]))
+	if err != nil {
+		return 0, nil, nil, false
+	}
+	return code, ans[2], ans[3], true
+}
+
+// full is the ctxhook binary: CTXHOOK_BIN, else next to this one.
+func full() string {
+	if b := os.Getenv("CTXHOOK_BIN"); b != "" {
+		return b
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "ctxhook"
+	}
+	return filepath.Join(filepath.Dir(self), "ctxhook")
+}
+
+// spawnDaemon starts `ctxhook daemon` detached, for the next hook. The
+// daemon's lock makes racing spawners harmless: all but one exit at once.
+func spawnDaemon() {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer null.Close()
+	proc, err := os.StartProcess(full(), []string{"ctxhook", "daemon"}, &os.ProcAttr{
+		Files: []*os.File{null, null, null},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err == nil {
+		proc.Release()
+	}
+}
+
+// inProcess replaces this process with `ctxhook hook`, its stdin an
+// unlinked temporary file holding the payload already read.
+func inProcess(harness, event string, payload []byte) {
+	f, err := os.CreateTemp("", "ctxhook-payload-")
+	if err == nil {
+		os.Remove(f.Name())
+		if _, err = f.Write(payload); err == nil {
+			_, err = f.Seek(0, 0)
+		}
+	}
+	if err == nil {
+		err = syscall.Dup2(int(f.Fd()), 0)
+	}
+	if err == nil {
+		bin := full()
+		err = syscall.Exec(bin, []string{bin, "hook", harness, event}, os.Environ())
+	}
+	os.Stderr.WriteString("ctxhook: cannot run ctxhook hook (" + err.Error() + "); the agent continues without ctxhook\n")
+	os.Exit(0)
+}

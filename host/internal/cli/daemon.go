@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/daemon"
+)
+
+// runDaemon is `ctxhook daemon`: the warm path for hooks. ctxhook-hook
+// starts it on first use; running it by hand is for debugging.
+func runDaemon(ctx context.Context, env Env, args []string) int {
+	flags := newFlags(env, "daemon", "[--idle 10m]", "Serve hooks from warm plugin instances over a Unix socket (one per user).\n"+
+		"The hook client ctxhook-hook starts it on first use and answers in-process whenever it is missing, hung or of another build.")
+	defIdle := 10 * time.Minute
+	if d, err := time.ParseDuration(env.Getenv("CTXHOOK_DAEMON_IDLE")); err == nil && d > 0 {
+		defIdle = d
+	}
+	idle := flags.Duration("idle", defIdle, "exit after this long without a request (default from CTXHOOK_DAEMON_IDLE, else 10m)")
+	verbose := flags.Bool("v", false, "log to stderr")
+	if _, code, ok := parse(flags, args); !ok {
+		return code
+	}
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	o := daemon.Options{Paths: p, Getenv: env.Getenv, Idle: *idle,
+		// Knobs for the fault tests only: another build's id, a delay per request.
+		BuildID: env.Getenv("CTXHOOK_DAEMON_TEST_BUILD_ID")}
+	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_DELAY_MS")); err == nil {
+		o.Delay = time.Duration(ms) * time.Millisecond
+	}
+	if *verbose {
+		o.Log = func(s string) { fmt.Fprintf(env.Stderr, "ctxhook daemon: %s\n", s) }
+	}
+	if err := daemon.Run(ctx, o); errors.Is(err, daemon.ErrRunning) {
+		if *verbose {
+			fmt.Fprintln(env.Stderr, "ctxhook daemon: another one is running")
+		}
+		return 0
+	} else if err != nil {
+		return fail(env, "daemon: %v", err)
+	}
+	return 0
+}

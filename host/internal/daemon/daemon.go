@@ -1,0 +1,264 @@
+// Package daemon is `ctxhook daemon`: one long-lived process per user
+// that keeps initialised plugin instances, the config and the open store,
+// so a hook costs a socket round trip instead of loading plugin.wasm.
+// Decisions still run only in plugin.wasm, through the same hook.Engine
+// the in-process path uses.
+//
+// The hook client (ctxhook-hook) talks to it over a Unix socket with
+// wire frames. Request: build id, harness, event, CTXHOOK_* environment as
+// KEY=VALUE lines, payload. Answer: status ("ok" or "mismatch"), exit
+// code, stdout, stderr.
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/wire"
+	"github.com/ctxhook/ctxhook/host/runner"
+)
+
+// BuildID names this build for the handshake (see handshake.ID); the
+// daemon of an older build exits when a newer client reaches it.
+func BuildID() string { return handshake.ID() }
+
+// Options configure a daemon.
+type Options struct {
+	Paths  paths.Paths
+	Getenv func(string) string
+	// Idle: exit after this long without a request (default 10 min).
+	Idle time.Duration
+	// Instances is how many plugin instances serve in parallel (default 2).
+	Instances int
+	// Recycle replaces an instance after this many calls (default 5,000),
+	// so a slow leak in a guest can never grow without bound.
+	Recycle int
+	// BuildID overrides BuildID() (tests of the mismatch path).
+	BuildID string
+	// Log receives one line per notable thing (default: nowhere).
+	Log func(string)
+	// Delay holds every request this long before handling it: fault tests
+	// use it to kill or outwait a daemon mid-call.
+	Delay time.Duration
+}
+
+// ErrRunning is returned when another daemon already holds the lock.
+var ErrRunning = errors.New("daemon: already running")
+
+// Run serves until idle, ctx ends, or a client of another build retires it.
+func Run(ctx context.Context, o Options) error {
+	if o.Idle == 0 {
+		o.Idle = 10 * time.Minute
+	}
+	if o.Instances == 0 {
+		o.Instances = 2
+	}
+	if o.Recycle == 0 {
+		o.Recycle = 5000
+	}
+	if o.BuildID == "" {
+		o.BuildID = BuildID()
+	}
+	// A soft memory limit keeps the long-lived daemon's heap near what it
+	// uses, instead of twice that between collections.
+	debug.SetMemoryLimit(64 << 20)
+	if o.Log == nil {
+		o.Log = func(string) {}
+	}
+	sock := o.Paths.Socket()
+	for _, d := range []string{o.Paths.DaemonDir(), filepath.Dir(sock)} {
+		if err := paths.EnsureDir(d); err != nil {
+			return err
+		}
+	}
+	// One daemon per user: the lock is held for the daemon's life, so of
+	// ten racing spawners exactly one gets past here.
+	lock, err := os.OpenFile(filepath.Join(o.Paths.DaemonDir(), "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		return ErrRunning
+	}
+	os.Remove(sock) // a stale socket of a dead daemon (we hold the lock)
+	old := syscall.Umask(0o077)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	syscall.Umask(old)
+	if err != nil {
+		return err
+	}
+	ln.SetUnlinkOnClose(true)
+	defer ln.Close()
+	os.Chmod(sock, 0o600)
+
+	pool := make(chan *slot, o.Instances)
+	for i := 0; i < o.Instances; i++ {
+		pool <- &slot{}
+	}
+	defer func() {
+		close(pool)
+		for s := range pool {
+			s.close()
+		}
+	}()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex
+	last := time.Now()
+	go func() { // idle exit
+		for {
+			select {
+			case <-ctx.Done():
+				ln.Close()
+				return
+			case <-time.After(o.Idle / 4):
+				mu.Lock()
+				idle := time.Since(last) > o.Idle
+				mu.Unlock()
+				if idle {
+					o.Log("idle, exiting")
+					cancel()
+				}
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := ln.AcceptUnix()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		mu.Lock()
+		last = time.Now()
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer conn.Close()
+			if !sameUser(conn) {
+				o.Log("refused a connection from another user")
+				return
+			}
+			if retire := serve(ctx, conn, o, pool); retire {
+				o.Log("a client of another build asked: retiring")
+				cancel()
+			}
+		}()
+	}
+}
+
+// slot is one plugin instance with its engine, recycled after use.
+type slot struct {
+	eng   *hook.Engine
+	calls int
+}
+
+func (s *slot) close() {
+	if s.eng != nil {
+		s.eng.Close(context.Background())
+		s.eng = nil
+	}
+}
+
+// serve answers one request. It reports whether the daemon should retire
+// (the client is of another build).
+func serve(ctx context.Context, conn *net.UnixConn, o Options, pool chan *slot) (retire bool) {
+	conn.SetDeadline(time.Now().Add(hook.DefaultDeadline + 5*time.Second))
+	req, err := wire.Read(conn)
+	if err != nil || len(req) != 5 {
+		return false
+	}
+	if string(req[0]) != o.BuildID {
+		wire.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
+		return true
+	}
+	if o.Delay > 0 {
+		time.Sleep(o.Delay)
+	}
+	harness, event, envText, payload := string(req[1]), string(req[2]), string(req[3]), req[4]
+	env := map[string]string{}
+	for _, line := range strings.Split(envText, "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CTXHOOK_") {
+			env[k] = v
+		}
+	}
+	var s *slot
+	select {
+	case s = <-pool:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { pool <- s }()
+	if s.eng == nil || s.calls >= o.Recycle {
+		s.close()
+		// Compiled without cancellation checks (7x faster calls); the
+		// watchdog below ends the daemon if a call ever overruns.
+		eng, err := hook.NewEngineWith(ctx, o.Paths, o.Getenv, runner.Options{NoInterrupt: true})
+		if err != nil {
+			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte("ctxhook: daemon: "+err.Error()+"\n"))
+			return false
+		}
+		eng.Persistent = true
+		s.eng, s.calls = eng, 0
+	}
+	s.calls++
+	// The request's CTXHOOK_* variables win over the daemon's own.
+	s.eng.Getenv = func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if strings.HasPrefix(k, "CTXHOOK_") {
+			return ""
+		}
+		return o.Getenv(k)
+	}
+	// Watchdog: a guest call cannot be interrupted here, so one that
+	// overruns the deadline ends the whole daemon. Its clients answer
+	// in-process (with interruptible calls) and the next hook starts a
+	// fresh daemon.
+	dog := time.AfterFunc(hook.DefaultDeadline, func() {
+		o.Log("a call overran the deadline: exiting")
+		os.Exit(3)
+	})
+	code, stdout, stderr := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
+	dog.Stop()
+	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(code)), []byte(stdout), []byte(stderr))
+	return false
+}
+
+// sameUser checks the peer's uid with SO_PEERCRED.
+func sameUser(conn *net.UnixConn) bool {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *syscall.Ucred
+	var cerr error
+	raw.Control(func(fd uintptr) {
+		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	})
+	return cerr == nil && cred != nil && int(cred.Uid) == os.Getuid()
+}
+
+// Describe says where a daemon for p would listen, for doctor.
+func Describe(p paths.Paths) string {
+	return fmt.Sprintf("socket %s", p.Socket())
+}

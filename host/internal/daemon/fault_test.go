@@ -1,0 +1,262 @@
+package daemon_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/store"
+)
+
+var bins struct {
+	once         sync.Once
+	dir, hookBin string
+	err          error
+}
+
+// build builds ctxhook and ctxhook-hook side by side, as installed.
+func build(t *testing.T) (ctxhook, client string) {
+	t.Helper()
+	bins.once.Do(func() {
+		bins.dir, bins.err = os.MkdirTemp("", "ctxhook-daemon-test-")
+		for _, pkg := range []string{"ctxhook", "ctxhook-hook"} {
+			if bins.err != nil {
+				return
+			}
+			out, err := exec.Command("go", "build", "-o", filepath.Join(bins.dir, pkg), "../../cmd/"+pkg).CombinedOutput()
+			if err != nil {
+				bins.err = &buildErr{string(out)}
+			}
+		}
+	})
+	if bins.err != nil {
+		t.Fatal(bins.err)
+	}
+	return filepath.Join(bins.dir, "ctxhook"), filepath.Join(bins.dir, "ctxhook-hook")
+}
+
+type buildErr struct{ out string }
+
+func (e *buildErr) Error() string { return e.out }
+
+type fixture struct {
+	t               *testing.T
+	home            string
+	ctxhook, client string
+	env             []string
+}
+
+func newFixture(t *testing.T) *fixture {
+	ctxhook, client := build(t)
+	home, err := os.MkdirTemp("", "cxd") // short: the socket path must fit
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[servers.tickets]\nrelay = true\n"), 0o600)
+	f := &fixture{t: t, home: home, ctxhook: ctxhook, client: client,
+		env: []string{"CTXHOOK_HOME=" + home, "PATH=" + os.Getenv("PATH"), "HOME=" + home}}
+	t.Cleanup(f.stopDaemon)
+	return f
+}
+
+func (f *fixture) paths() paths.Paths {
+	p, _ := paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return f.home
+		}
+		return ""
+	})
+	return p
+}
+
+// hook runs the client like a harness does and returns what it printed.
+func (f *fixture) hook(event string, payload []byte, extraEnv ...string) (stdout, stderr string, took time.Duration) {
+	f.t.Helper()
+	cmd := exec.Command(f.client, "claude-code", event)
+	cmd.Env = append(append([]string{}, f.env...), extraEnv...)
+	cmd.Stdin = bytes.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		f.t.Fatalf("hook exited with %v (stderr %q)", err, errb.String())
+	}
+	return out.String(), errb.String(), time.Since(start)
+}
+
+// startDaemon runs `ctxhook daemon` with extra env and waits for its socket.
+func (f *fixture) startDaemon(extraEnv ...string) *exec.Cmd {
+	f.t.Helper()
+	cmd := exec.Command(f.ctxhook, "daemon")
+	cmd.Env = append(append([]string{}, f.env...), extraEnv...)
+	if err := cmd.Start(); err != nil {
+		f.t.Fatal(err)
+	}
+	for i := 0; i < 200; i++ {
+		if _, err := os.Stat(f.paths().Socket()); err == nil {
+			return cmd
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	f.t.Fatal("daemon did not start")
+	return nil
+}
+
+func (f *fixture) stopDaemon() {
+	out, _ := exec.Command("pgrep", "-f", f.ctxhook+" daemon").Output()
+	for _, pid := range strings.Fields(string(out)) {
+		exec.Command("kill", "-9", pid).Run()
+	}
+	// A daemon spawned by the client runs from the same binary with this
+	// home: find it by its environment too.
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+f.home+"\x00")) {
+			var pid int
+			for _, c := range strings.TrimSuffix(strings.TrimPrefix(p, "/proc/"), "/environ") {
+				pid = pid*10 + int(c-'0')
+			}
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+func (f *fixture) events() int64 {
+	st, err := store.Open(f.paths().DB(), store.Options{ReadOnly: true})
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	s, _ := st.Stats("")
+	return s.Events
+}
+
+func payload(t *testing.T, event string) []byte {
+	b, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-" + event + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestWarmMatchesInProcess: the same four calls through the daemon and
+// in-process (CTXHOOK_NO_DAEMON) print the same bytes.
+func TestWarmMatchesInProcess(t *testing.T) {
+	warm, cold := newFixture(t), newFixture(t)
+	warm.startDaemon()
+	for _, ev := range []string{"SessionStart", "PreToolUse", "PostToolUse", "PostToolUse"} {
+		w, werr, _ := warm.hook(ev, payload(t, ev))
+		c, cerr, _ := cold.hook(ev, payload(t, ev), "CTXHOOK_NO_DAEMON=1")
+		if w != c || werr != cerr {
+			t.Errorf("%s: daemon %q %q, in-process %q %q", ev, w, werr, c, cerr)
+		}
+	}
+	if warm.events() != 3 || cold.events() != 3 {
+		t.Errorf("events: daemon %d, in-process %d, want 3 each", warm.events(), cold.events())
+	}
+}
+
+// TestFaults: whatever is wrong with the daemon, each hook answers
+// correctly within its deadline and its event is stored.
+func TestFaults(t *testing.T) {
+	want, _, _ := newFixture(t).hook("PostToolUse", payload(t, "PostToolUse"), "CTXHOOK_NO_DAEMON=1")
+	if !strings.Contains(want, "additionalContext") {
+		t.Fatalf("reference answer %q", want)
+	}
+	tests := []struct {
+		name  string
+		setup func(f *fixture)
+	}{
+		{"no daemon", func(f *fixture) {}},
+		{"stale socket", func(f *fixture) {
+			sock := f.paths().Socket()
+			os.MkdirAll(filepath.Dir(sock), 0o700)
+			fd, _ := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+			syscall.Bind(fd, &syscall.SockaddrUnix{Name: sock})
+			syscall.Close(fd) // bound, never listening: a dead daemon's socket
+		}},
+		{"socket owned by another user", func(f *fixture) {
+			f.startDaemon()
+			os.Lchown(f.paths().Socket(), 12345, 12345)
+		}},
+		{"daemon of another build", func(f *fixture) {
+			f.startDaemon("CTXHOOK_DAEMON_TEST_BUILD_ID=other-build")
+		}},
+		{"daemon hung", func(f *fixture) {
+			f.startDaemon("CTXHOOK_DAEMON_TEST_DELAY_MS=60000")
+		}},
+		{"daemon killed mid-call", func(f *fixture) {
+			d := f.startDaemon("CTXHOOK_DAEMON_TEST_DELAY_MS=1500")
+			go func() {
+				time.Sleep(500 * time.Millisecond)
+				d.Process.Kill()
+			}()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			tt.setup(f)
+			out, _, took := f.hook("PostToolUse", payload(t, "PostToolUse"))
+			if out != want {
+				t.Errorf("answer %q, want %q", out, want)
+			}
+			if took > 8*time.Second {
+				t.Errorf("took %v, past the deadline", took)
+			}
+			if n := f.events(); n < 1 {
+				t.Errorf("event lost: %d stored", n)
+			}
+		})
+	}
+}
+
+// TestOneDaemon: ten clients racing to start the daemon end with one.
+func TestOneDaemon(t *testing.T) {
+	f := newFixture(t)
+	// The compilation cache is warm, as `ctxhook install` leaves it.
+	f.hook("SessionStart", payload(t, "SessionStart"), "CTXHOOK_NO_DAEMON=1")
+	var wg sync.WaitGroup
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs, took := f.hook("PostToolUse", payload(t, "PostToolUse"))
+			// A writer that finds the store busy spools; anything else is wrong.
+			if errs != "" && !strings.Contains(errs, "events spooled for later") {
+				t.Errorf("stderr after %v: %s", took, errs)
+			}
+		}()
+	}
+	wg.Wait()
+	time.Sleep(1500 * time.Millisecond)
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		cmdline, _ := os.ReadFile(strings.Replace(p, "environ", "cmdline", 1))
+		if err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+f.home+"\x00")) && bytes.Contains(cmdline, []byte("daemon")) {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d daemons running, want 1", n)
+	}
+	// Writers that found the store busy spooled their events; the next
+	// write replays the spool. Nothing may be missing after it.
+	spooled, _ := filepath.Glob(filepath.Join(f.paths().SpoolDir(), "*"))
+	f.hook("PostToolUse", payload(t, "PostToolUse"))
+	if e := f.events(); e != 12 {
+		t.Errorf("%d events stored after replay, want 12 (%d spool files before)", e, len(spooled))
+	}
+}

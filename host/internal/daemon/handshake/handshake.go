@@ -1,0 +1,29 @@
+// Package handshake names a build for the client-daemon handshake. It is
+// separate from the daemon package so the hook client links only this.
+package handshake
+
+import (
+	"runtime/debug"
+	"strconv"
+
+	"github.com/ctxhook/ctxhook/plugin/wasmsum"
+)
+
+// ABIVersion mirrors abi.Version (checked by a test); the client must not
+// link the abi package's encoding/json.
+const ABIVersion = 1
+
+// ID names this build: the plugin, the ABI and the module version. A
+// client and a daemon of different builds never talk.
+func ID() string {
+	id := wasmsum.SHA256[:16] + "/abi" + strconv.Itoa(ABIVersion)
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		id += "/" + bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				id += "/" + s.Value
+			}
+		}
+	}
+	return id
+}

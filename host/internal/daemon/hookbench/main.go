@@ -1,0 +1,164 @@
+// Command hookbench times whole hook processes side by side with two
+// baselines (node -e 0, an empty Go program) and reports ratios: cold
+// (`ctxhook hook`, compilation cache present), warm (`ctxhook-hook`, daemon
+// running), 8 parallel warm clients, and the first-ever hook. It then
+// drives the daemon with 25,000 requests over its socket and reports its
+// resident memory. `make bench` runs it.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/wire"
+)
+
+func main() {
+	rounds := flag.Int("rounds", 40, "interleaved rounds")
+	calls := flag.Int("daemon-calls", 25000, "requests for the daemon memory check")
+	bin := flag.String("bin", "bin", "directory with ctxhook and ctxhook-hook")
+	payloadPath := flag.String("payload", "testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json", "hook payload")
+	flag.Parse()
+	payload, err := os.ReadFile(*payloadPath)
+	check(err)
+	work, err := os.MkdirTemp("", "hookbench")
+	check(err)
+	defer os.RemoveAll(work)
+	hello := filepath.Join(work, "hello")
+	os.WriteFile(filepath.Join(work, "hello.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	cmd := exec.Command("go", "build", "-o", hello, "hello.go")
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "GO111MODULE=off")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s", out)
+		os.Exit(1)
+	}
+	ctxhook, _ := filepath.Abs(filepath.Join(*bin, "ctxhook"))
+	client, _ := filepath.Abs(filepath.Join(*bin, "ctxhook-hook"))
+	home := filepath.Join(work, "h")
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[servers.tickets]\nrelay = true\n"), 0o600)
+	env := append(os.Environ(), "CTXHOOK_HOME="+home, "CTXHOOK_DAEMON_IDLE=2m")
+
+	first := timeOne(env, payload, ctxhook, "hook", "claude-code", "PostToolUse")
+	// Start the daemon and warm it.
+	d := exec.Command(ctxhook, "daemon")
+	d.Env = env
+	check(d.Start())
+	defer d.Process.Kill()
+	p, _ := paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return home
+		}
+		return ""
+	})
+	for i := 0; i < 100; i++ {
+		if _, err := os.Stat(p.Socket()); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for i := 0; i < 5; i++ {
+		timeOne(env, payload, client, "claude-code", "PostToolUse")
+	}
+	_, nodeErr := exec.LookPath("node")
+	series := map[string][]time.Duration{}
+	for r := 0; r < *rounds; r++ {
+		series["cold"] = append(series["cold"], timeOne(env, payload, ctxhook, "hook", "claude-code", "PostToolUse"))
+		series["warm"] = append(series["warm"], timeOne(env, payload, client, "claude-code", "PostToolUse"))
+		if nodeErr == nil {
+			series["node"] = append(series["node"], timeOne(env, nil, "node", "-e", "0"))
+		}
+		series["hello"] = append(series["hello"], timeOne(env, nil, hello))
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; r < *rounds; r++ {
+				t := timeOne(env, payload, client, "claude-code", "PostToolUse")
+				mu.Lock()
+				series["parallel8"] = append(series["parallel8"], t)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+
+	wasm, _ := os.Stat("plugin/plugin.wasm")
+	fmt.Printf("rounds %d; plugin.wasm %d bytes\n", *rounds, wasm.Size())
+	fmt.Printf("%-44s %8s %8s %8s\n", "command", "p50 ms", "p90 ms", "p99 ms")
+	names := map[string]string{"cold": "ctxhook hook (cold: no daemon, cache present)", "warm": "ctxhook-hook (warm: daemon)",
+		"parallel8": "ctxhook-hook, 8 clients in parallel", "node": "node -e 0", "hello": "Go hello world"}
+	for _, k := range []string{"warm", "parallel8", "cold", "node", "hello"} {
+		if len(series[k]) == 0 {
+			continue
+		}
+		fmt.Printf("%-44s %8.1f %8.1f %8.1f\n", names[k], pct(series[k], 50), pct(series[k], 90), pct(series[k], 99))
+	}
+	fmt.Printf("first-ever hook (no compilation cache): %.0f ms\n", ms(first))
+	if len(series["node"]) > 0 {
+		n50, n99, h50 := pct(series["node"], 50), pct(series["node"], 99), pct(series["hello"], 50)
+		fmt.Printf("warm p50: %.3fx node -e 0, %.2fx Go hello; warm p99: %.3fx node -e 0 p99\n",
+			pct(series["warm"], 50)/n50, pct(series["warm"], 50)/h50, pct(series["warm"], 99)/n99)
+		fmt.Printf("cold p50: %.2fx node -e 0; 8 parallel p99: %.1f ms\n", pct(series["cold"], 50)/n50, pct(series["parallel8"], 99))
+	}
+
+	// Daemon memory after many requests, over the socket directly.
+	start := time.Now()
+	for i := 0; i < *calls; i++ {
+		c, err := net.Dial("unix", p.Socket())
+		check(err)
+		wire.Write(c, []byte(handshake.ID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload)
+		if _, err := wire.Read(c); err != nil {
+			check(err)
+		}
+		c.Close()
+	}
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.Process.Pid))
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "VmRSS") || strings.HasPrefix(line, "VmHWM") {
+			fmt.Printf("daemon after %d requests (%.0f/s): %s\n", *calls, float64(*calls)/time.Since(start).Seconds(), strings.Join(strings.Fields(line), " "))
+		}
+	}
+}
+
+func timeOne(env []string, stdin []byte, name string, args ...string) time.Duration {
+	cmd := exec.Command(name, args...)
+	cmd.Env = env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	start := time.Now()
+	cmd.Run()
+	return time.Since(start)
+}
+
+func pct(xs []time.Duration, p int) float64 {
+	s := append([]time.Duration(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return ms(s[(len(s)-1)*p/100])
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hookbench:", err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,62 @@
+// Package wire is the framing between the hook client (ctxhook-hook) and
+// the daemon: length-prefixed byte strings over a Unix socket. It imports
+// nothing heavier than encoding/binary, because the client links it and
+// must start as fast as an empty Go program.
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+// MaxField bounds one field (a payload is at most 64 MiB).
+const MaxField = 64<<20 + 1<<16
+
+// ErrTooLarge is returned for a field over MaxField.
+var ErrTooLarge = errors.New("wire: field too large")
+
+// Write writes fields as one message: a count, then each field's length
+// and bytes, all lengths big-endian uint32.
+func Write(w io.Writer, fields ...[]byte) error {
+	n := 4
+	for _, f := range fields {
+		n += 4 + len(f)
+	}
+	buf := make([]byte, 0, n)
+	buf = binary.BigEndian.AppendUint32(buf, uint32(len(fields)))
+	for _, f := range fields {
+		buf = binary.BigEndian.AppendUint32(buf, uint32(len(f)))
+		buf = append(buf, f...)
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// Read reads one message written by Write.
+func Read(r io.Reader) ([][]byte, error) {
+	var h [4]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return nil, err
+	}
+	count := binary.BigEndian.Uint32(h[:])
+	if count > 64 {
+		return nil, ErrTooLarge
+	}
+	fields := make([][]byte, 0, count)
+	for i := uint32(0); i < count; i++ {
+		if _, err := io.ReadFull(r, h[:]); err != nil {
+			return nil, err
+		}
+		n := binary.BigEndian.Uint32(h[:])
+		if n > MaxField {
+			return nil, ErrTooLarge
+		}
+		f := make([]byte, n)
+		if _, err := io.ReadFull(r, f); err != nil {
+			return nil, err
+		}
+		fields = append(fields, f)
+	}
+	return fields, nil
+}
