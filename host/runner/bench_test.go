@@ -36,21 +36,26 @@ func BenchmarkLoadCached(b *testing.B) {
 	}
 }
 
-// BenchmarkHandleWarm is one PostToolUse decision in a warm instance.
+// BenchmarkHandleWarm is one PostToolUse decision in a warm instance:
+// interruptible (the in-process path) and not (the daemon's).
 func BenchmarkHandleWarm(b *testing.B) {
-	ctx := context.Background()
-	r, err := New(ctx, Options{CacheDir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer r.Close(ctx)
-	req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: benchPayload(b),
-		Config: abi.Config{Servers: map[string]abi.ServerConfig{"tickets": {Relay: true}}}}
-	b.SetBytes(int64(len(req.Payload)))
-	for b.Loop() {
-		if _, err := r.Handle(ctx, req); err != nil {
-			b.Fatal(err)
-		}
+	for _, noInterrupt := range []bool{false, true} {
+		b.Run(map[bool]string{false: "interruptible", true: "daemon"}[noInterrupt], func(b *testing.B) {
+			ctx := context.Background()
+			r, err := New(ctx, Options{CacheDir: b.TempDir(), NoInterrupt: noInterrupt})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close(ctx)
+			req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: benchPayload(b),
+				Config: abi.Config{Servers: map[string]abi.ServerConfig{"tickets": {Relay: true}}}}
+			b.SetBytes(int64(len(req.Payload)))
+			for b.Loop() {
+				if _, err := r.Handle(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
