@@ -111,6 +111,7 @@ func spawnDaemon() {
 	}
 	defer null.Close()
 	proc, err := os.StartProcess(full(), []string{"ctxhook", "daemon"}, &os.ProcAttr{
+		Dir:   "/", // do not keep the project directory busy for the daemon's life
 		Files: []*os.File{null, null, null},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})

@@ -43,8 +43,8 @@ type Options struct {
 	Idle time.Duration
 	// Instances is how many plugin instances serve in parallel (default 2).
 	Instances int
-	// Recycle replaces an instance after this many calls (default 5,000),
-	// so a slow leak in a guest can never grow without bound.
+	// Recycle replaces an instance after this many calls (default 1,000),
+	// so what a guest or its runtime keeps can never grow without bound.
 	Recycle int
 	// BuildID overrides BuildID() (tests of the mismatch path).
 	BuildID string
@@ -67,7 +67,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Instances = 2
 	}
 	if o.Recycle == 0 {
-		o.Recycle = 5000
+		o.Recycle = 1000
 	}
 	if o.BuildID == "" {
 		o.BuildID = BuildID()

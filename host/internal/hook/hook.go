@@ -45,6 +45,7 @@ type Engine struct {
 	runner     *runner.Runner
 	cfg        *abi.Config
 	cfgStamp   string
+	writes     int
 	st         *store.Store
 	sd         *state.Dir
 }
@@ -242,6 +243,14 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 		replaySpool(e.Paths.SpoolDir(), st)
 		var ids []int64
 		if ids, err = st.Apply(events, tallies); err == nil {
+			e.writes++
+			// SQLite runs in its own wasm instance whose memory only grows;
+			// FTS segment merges make it spike. A long-lived engine reopens
+			// the store now and then so that memory is returned.
+			if e.Persistent && e.writes%500 == 0 && e.st != nil {
+				e.st.Close()
+				e.st = nil
+			}
 			return ids, nil
 		}
 	}

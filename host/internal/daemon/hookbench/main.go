@@ -28,6 +28,7 @@ func main() {
 	rounds := flag.Int("rounds", 40, "interleaved rounds")
 	calls := flag.Int("daemon-calls", 25000, "requests for the daemon memory check")
 	bin := flag.String("bin", "bin", "directory with ctxhook and ctxhook-hook")
+	trace := flag.Bool("trace-rss", false, "print the daemon's RSS every 1,000 requests")
 	payloadPath := flag.String("payload", "testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json", "hook payload")
 	flag.Parse()
 	payload, err := os.ReadFile(*payloadPath)
@@ -120,7 +121,19 @@ func main() {
 
 	// Daemon memory after many requests, over the socket directly.
 	start := time.Now()
+	rss := func() string {
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", d.Process.Pid))
+		for _, line := range strings.Split(string(status), "\n") {
+			if strings.HasPrefix(line, "VmRSS") {
+				return strings.Join(strings.Fields(line)[1:], " ")
+			}
+		}
+		return "?"
+	}
 	for i := 0; i < *calls; i++ {
+		if *trace && i%1000 == 0 {
+			fmt.Printf("  after %d requests: RSS %s\n", i, rss())
+		}
 		c, err := net.Dial("unix", p.Socket())
 		check(err)
 		wire.Write(c, []byte(handshake.ID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload)
