@@ -12,7 +12,7 @@ import (
 )
 
 // checkCaptured asserts what every harness's run must leave behind: the
-// ticket is found by `ctxhook search` (by the harness's tool name), the
+// ticket is `ctxhook search`'s first result (by the harness's tool name), the
 // nudge reached the model, and the planted secrets are in no file under
 // ctxhook's directories in home, though the ticket text is, and no file
 // is readable by others.
@@ -27,12 +27,8 @@ func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model 
 		Snippet string `json:"snippet"`
 	}
 	json.Unmarshal([]byte(out), &hits)
-	found := false
-	for _, h := range hits {
-		found = found || (h.Tool == tool && strings.Contains(h.Snippet, ticket))
-	}
-	if !found {
-		t.Errorf("search %s found no %s result: %s", ticket, tool, out)
+	if len(hits) == 0 || hits[0].Tool != tool || !strings.Contains(hits[0].Snippet, ticket) {
+		t.Errorf("search %s: the first result is not the %s response: %s", ticket, tool, out)
 	}
 
 	nudged := false

@@ -112,17 +112,11 @@ type Plan struct {
 // binary is renamed.
 func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 	p := Plan{Path: path}
-	before, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("install: %w", err)
-	}
-	if err == nil {
-		p.Before = before
-	}
-	settings, err := parseObject(before)
+	before, settings, err := loadJSON(path)
 	if err != nil {
-		return p, fmt.Errorf("install: %s is not valid JSON (%v); fix or move it, nothing was changed", path, err)
+		return p, err
 	}
+	p.Before = before
 	hooks := newObject()
 	if raw, ok := settings.get("hooks"); ok {
 		if hooks, err = parseObject(raw); err != nil {
@@ -193,6 +187,23 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// loadJSON reads a JSON config file as an object; a missing file is an
+// empty object with before nil.
+func loadJSON(path string) (before []byte, root *object, err error) {
+	before, err = os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, fmt.Errorf("install: %w", err)
+	}
+	if err != nil {
+		before = nil
+	}
+	root, err = parseObject(before)
+	if err != nil {
+		return nil, nil, fmt.Errorf("install: %s is not valid JSON (%v); fix or move it, nothing was changed", path, err)
+	}
+	return before, root, nil
 }
 
 // Apply writes the plan: a timestamped backup of the old file, then the new

@@ -98,18 +98,11 @@ func isOurMCP(raw json.RawMessage, exe string) bool {
 // note says so.
 func PlanMCPEntry(m MCPEntry, exe string, add bool) (p Plan, note string, err error) {
 	p = Plan{Path: m.Path}
-	before, err := os.ReadFile(m.Path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return p, "", fmt.Errorf("install: %w", err)
-	}
-	if err == nil {
-		p.Before = before
-	}
-	p.After = p.Before
-	root, err := parseObject(before)
+	before, root, err := loadJSON(m.Path)
 	if err != nil {
-		return p, "", fmt.Errorf("install: %s is not valid JSON (%v); nothing was changed", m.Path, err)
+		return p, "", err
 	}
+	p.Before, p.After = before, before
 	chain := []*object{root}
 	for _, k := range m.Keys {
 		o := newObject()

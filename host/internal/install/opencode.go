@@ -133,17 +133,11 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now
 // pinned is left alone.
 func planDependency(path string, add bool) (Plan, error) {
 	p := Plan{Path: path}
-	before, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("install: %w", err)
-	}
-	if err == nil {
-		p.Before = before
-	}
-	root, err := parseObject(before)
+	before, root, err := loadJSON(path)
 	if err != nil {
-		return p, fmt.Errorf("install: %s is not valid JSON (%v); nothing was changed", path, err)
+		return p, err
 	}
+	p.Before = before
 	deps := newObject()
 	if raw, ok := root.get("dependencies"); ok {
 		if deps, err = parseObject(raw); err != nil {
