@@ -55,7 +55,42 @@ type Options struct {
 type Runner struct {
 	compiled *extism.CompiledPlugin
 	inst     *extism.Plugin
+	shared   bool // compiled belongs to a Compiled, not to this Runner
 }
+
+// Compiled is a compiled plugin that hands out instances sharing its
+// code: a long-lived host with several instances keeps one copy of the
+// compiled module, and a fresh instance costs an instantiation, not a load.
+type Compiled struct {
+	compiled *extism.CompiledPlugin
+}
+
+// Compile loads the plugin once for many instances.
+func Compile(ctx context.Context, o Options) (*Compiled, error) {
+	r, err := New(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	r.inst.Close(ctx) // validated; instances come from Instance
+	return &Compiled{compiled: r.compiled}, nil
+}
+
+// Instance returns a new validated instance of c.
+func (c *Compiled) Instance(ctx context.Context) (*Runner, error) {
+	inst, err := c.compiled.Instance(ctx, extism.PluginInstanceConfig{})
+	if err != nil {
+		return nil, fmt.Errorf("runner: instantiate plugin: %w", err)
+	}
+	r := &Runner{compiled: c.compiled, inst: inst, shared: true}
+	if err := r.validate(ctx); err != nil {
+		r.Close(ctx)
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close releases the compiled code (after every instance is closed).
+func (c *Compiled) Close(ctx context.Context) error { return c.compiled.Close(ctx) }
 
 // New loads and validates the plugin.
 func New(ctx context.Context, o Options) (*Runner, error) {
@@ -132,6 +167,9 @@ func (r *Runner) validate(ctx context.Context) error {
 // Close releases the instance and the runtime.
 func (r *Runner) Close(ctx context.Context) error {
 	r.inst.Close(ctx)
+	if r.shared {
+		return nil
+	}
 	return r.compiled.Close(ctx)
 }
 

@@ -86,7 +86,7 @@ func (s *Store) init(o Options) error {
 	if o.ReadOnly {
 		return nil
 	}
-	if err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-16384`); err != nil {
+	if err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`); err != nil {
 		return fmt.Errorf("store: pragmas: %w", err)
 	}
 	return s.migrate()

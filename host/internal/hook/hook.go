@@ -55,6 +55,12 @@ func NewEngine(ctx context.Context, p paths.Paths, getenv func(string) string) (
 	return NewEngineWith(ctx, p, getenv, runner.Options{})
 }
 
+// NewEngineOn is an engine running on a given plugin instance (the
+// daemon's, from a shared compiled plugin). Close closes the instance.
+func NewEngineOn(p paths.Paths, getenv func(string) string, r *runner.Runner) *Engine {
+	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r}
+}
+
 // NewEngineWith is NewEngine with runner options (CacheDir is set here).
 func NewEngineWith(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options) (*Engine, error) {
 	o.CacheDir = p.WasmCache()
