@@ -169,8 +169,9 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
 	}
 	// Compile the plugin now, so the first hook in a session is not the one
-	// that pays for it.
-	if r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()}); err != nil {
+	// that pays for it: the variant hooks and the daemon run (without
+	// interruptible calls).
+	if r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache(), NoInterrupt: true}); err != nil {
 		fmt.Fprintf(env.Stderr, "ctxhook: warning: the plugin did not load: %v\n", err)
 	} else {
 		r.Close(ctx)

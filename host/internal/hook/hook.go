@@ -358,7 +358,10 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	if err != nil {
 		return Result{}, err
 	}
-	eng, err := NewEngine(ctx, p, getenv)
+	// A hook process needs no interruptible guest calls: Run's deadline
+	// answers and the process exits, taking a stuck call with it. Without
+	// the cancellation checks each call is about 7x faster.
+	eng, err := NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true})
 	if err != nil {
 		return Result{}, err
 	}
