@@ -29,6 +29,8 @@ func main() {
 	calls := flag.Int("daemon-calls", 25000, "requests for the daemon memory check")
 	bin := flag.String("bin", "bin", "directory with ctxhook and ctxhook-hook")
 	trace := flag.Bool("trace-rss", false, "print the daemon's RSS every 1,000 requests")
+	cmDir := flag.String("context-mode", "", "an unpacked context-mode package: also time its PostToolUse hook on the same payload")
+	cmNode := flag.String("context-mode-node", "node", "the node binary context-mode needs (1.0.169: Node >= 22.5)")
 	payloadPath := flag.String("payload", "testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json", "hook payload")
 	flag.Parse()
 	payload, err := os.ReadFile(*payloadPath)
@@ -83,6 +85,10 @@ func main() {
 			series["node"] = append(series["node"], timeOne(env, nil, "node", "-e", "0"))
 		}
 		series["hello"] = append(series["hello"], timeOne(env, nil, hello))
+		if *cmDir != "" {
+			cmEnv := append(os.Environ(), "HOME="+filepath.Join(work, "cmhome"), "CLAUDE_PROJECT_DIR="+work)
+			series["context-mode"] = append(series["context-mode"], timeOne(cmEnv, payload, *cmNode, filepath.Join(*cmDir, "hooks", "posttooluse.mjs")))
+		}
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -104,8 +110,9 @@ func main() {
 	fmt.Printf("rounds %d; plugin.wasm %d bytes\n", *rounds, wasm.Size())
 	fmt.Printf("%-44s %8s %8s %8s\n", "command", "p50 ms", "p90 ms", "p99 ms")
 	names := map[string]string{"cold": "ctxhook hook (cold: no daemon, cache present)", "warm": "ctxhook-hook (warm: daemon)",
-		"parallel8": "ctxhook-hook, 8 clients in parallel", "node": "node -e 0", "hello": "Go hello world"}
-	for _, k := range []string{"warm", "parallel8", "cold", "node", "hello"} {
+		"parallel8": "ctxhook-hook, 8 clients in parallel", "node": "node -e 0", "hello": "Go hello world",
+		"context-mode": "context-mode PostToolUse (same payload)"}
+	for _, k := range []string{"warm", "parallel8", "cold", "node", "hello", "context-mode"} {
 		if len(series[k]) == 0 {
 			continue
 		}
@@ -117,6 +124,9 @@ func main() {
 		fmt.Printf("warm p50: %.3fx node -e 0, %.2fx Go hello; warm p99: %.3fx node -e 0 p99\n",
 			pct(series["warm"], 50)/n50, pct(series["warm"], 50)/h50, pct(series["warm"], 99)/n99)
 		fmt.Printf("cold p50: %.2fx node -e 0; 8 parallel p99: %.1f ms\n", pct(series["cold"], 50)/n50, pct(series["parallel8"], 99))
+	}
+	if len(series["context-mode"]) > 0 {
+		fmt.Printf("context-mode PostToolUse p50 / warm ctxhook p50: %.1fx\n", pct(series["context-mode"], 50)/pct(series["warm"], 50))
 	}
 
 	// Daemon memory after many requests, over the socket directly.
