@@ -73,7 +73,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/mcpmsg:FuzzParse \
 	  ./host/store:FuzzQuery \
 	  ./host/store:FuzzSnippet \
-	  ./host/internal/config:FuzzParse; do \
+	  ./host/internal/config:FuzzParse \
+	  ./host/internal/wire:FuzzRead; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
 	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \
