@@ -17,7 +17,9 @@ import (
 
 // TestBundledSession replays the recorded session and checks the figures
 // `make demo` reports, so the demo cannot silently stop proving them.
-func TestBundledSession(t *testing.T) {
+// replayBundled replays the bundled session into a fresh CTXHOOK_HOME.
+func replayBundled(t *testing.T) (*Report, paths.Paths, []Record) {
+	t.Helper()
 	records, err := Session()
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +39,11 @@ func TestBundledSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return rep, p, records
+}
+
+func TestBundledSession(t *testing.T) {
+	rep, p, _ := replayBundled(t)
 	if rep.ToolCalls < 30 || len(rep.MCPCalls) < 2 {
 		t.Errorf("recording too small: %d tool calls over %v", rep.ToolCalls, rep.MCPCalls)
 	}
@@ -81,22 +88,7 @@ func TestBundledSession(t *testing.T) {
 // still sees) is found by ctxhook's MCP server: search returns an event
 // holding it in its top 3, and get_event returns the fact.
 func TestShapingKeepsFactsRetrievable(t *testing.T) {
-	records, err := Session()
-	if err != nil {
-		t.Fatal(err)
-	}
-	home := t.TempDir()
-	getenv := func(k string) string {
-		if k == "CTXHOOK_HOME" {
-			return home
-		}
-		return ""
-	}
-	p, _ := paths.Resolve(getenv)
-	rep, err := Replay(context.Background(), p, records, getenv, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep, p, records := replayBundled(t)
 	cut := 1 - float64(rep.ContextBytes)/float64(rep.MCPBytes)
 	t.Logf("MCP response bytes %d, in context %d: %.1f%% kept out, %d shaped", rep.MCPBytes, rep.ContextBytes, 100*cut, rep.Shaped)
 	if cut < 0.80 {

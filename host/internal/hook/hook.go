@@ -282,13 +282,19 @@ type IO struct {
 	Stdout, Stderr io.Writer
 }
 
+// Deadline is a hook's budget: CTXHOOK_HOOK_DEADLINE_MS, else
+// DefaultDeadline.
+func Deadline(getenv func(string) string) time.Duration {
+	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return DefaultDeadline
+}
+
 // Run is `ctxhook hook <harness> <event>`: the whole fail-open contract.
 func Run(ctx context.Context, harness, event string, stdio IO, getenv func(string) string) int {
 	warn := func(msg string) { fmt.Fprintf(stdio.Stderr, "ctxhook: %s\n", oneLine(msg)) }
-	deadline := DefaultDeadline
-	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
-		deadline = time.Duration(ms) * time.Millisecond
-	}
+	deadline := Deadline(getenv)
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 
@@ -325,10 +331,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload []byte, getenv func(string) string) (int, string, string) {
 	var stderr strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&stderr, "ctxhook: %s\n", oneLine(msg)) }
-	deadline := DefaultDeadline
-	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
-		deadline = time.Duration(ms) * time.Millisecond
-	}
+	deadline := Deadline(getenv)
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	if len(payload) > MaxInput {
