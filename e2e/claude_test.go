@@ -79,13 +79,7 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	}
 	t.Cleanup(func() { model.Close() })
 	r.Model = model
-	if keep := os.Getenv("CTXHOOK_E2E_KEEP"); keep != "" {
-		os.MkdirAll(keep, 0o755)
-		model.LogPath = filepath.Join(keep, t.Name()+".model.jsonl")
-		r.MCPLog = filepath.Join(keep, t.Name()+".mcp.jsonl")
-		os.Remove(model.LogPath)
-		os.Remove(r.MCPLog)
-	}
+	keepLogs(t, model, &r.MCPLog)
 
 	// Wire ctxhook in exactly as a user would.
 	out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, ctxhook, "install", "claude-code")

@@ -23,19 +23,11 @@ func TestCodex(t *testing.T) {
 	requireE2E(t)
 	codex := npmInstall(t, "@openai/codex", CodexVersion, "codex")
 	ctxhook, testmcp := binaries(t)
-	tmp := t.TempDir()
-	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
+	script := workflowScript(3, map[int]string{2: "CVX-5909"})
+	cr := newClientRun(t, script)
+	home, project, mcpLog, model := cr.Home, cr.Project, cr.MCPLog, cr.Model
 	codexHome := filepath.Join(home, ".codex")
 	os.MkdirAll(codexHome, 0o755)
-	os.MkdirAll(project, 0o755)
-	mcpLog := filepath.Join(tmp, "mcp.log.jsonl")
-	script := workflowScript(3, map[int]string{2: "CVX-5909"})
-	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	keepLogs(t, model, &mcpLog)
 
 	config := `model = "fake-model"
 model_provider = "fake"

@@ -95,3 +95,29 @@ func keepTranscripts(t *testing.T, dir string) {
 		}
 	}
 }
+
+// clientRun is the set-up every real-client test shares: a temp dir with
+// an empty home and project, the MCP servers' log, and a fake model serving
+// the script (closed when the test ends; logs kept with CTXHOOK_E2E_KEEP).
+type clientRun struct {
+	Tmp, Home, Project, MCPLog string
+	Model                      *fakemodel.Server
+}
+
+func newClientRun(t *testing.T, script []fakemodel.Step) *clientRun {
+	t.Helper()
+	tmp := t.TempDir()
+	r := &clientRun{Tmp: tmp, Home: filepath.Join(tmp, "home"), Project: filepath.Join(tmp, "project"),
+		MCPLog: filepath.Join(tmp, "mcp.log.jsonl")}
+	for _, d := range []string{r.Home, r.Project} {
+		os.MkdirAll(d, 0o755)
+	}
+	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { model.Close() })
+	r.Model = model
+	keepLogs(t, model, &r.MCPLog)
+	return r
+}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
 )
 
 // TestGeminiCLIHooks: real Gemini CLI with ctxhook wired by `ctxhook
@@ -20,18 +18,10 @@ func TestGeminiCLIHooks(t *testing.T) {
 	requireE2E(t)
 	gemini := npmInstall(t, "@google/gemini-cli", GeminiCLIVersion, "gemini")
 	ctxhook, testmcp := binaries(t)
-	tmp := t.TempDir()
-	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
-	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
-	os.MkdirAll(project, 0o755)
-	mcpLog := filepath.Join(tmp, "mcp.log.jsonl")
 	script := workflowScript(3, map[int]string{2: "CVX-5909"})
-	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	keepLogs(t, model, &mcpLog)
+	cr := newClientRun(t, script)
+	home, project, mcpLog, model := cr.Home, cr.Project, cr.MCPLog, cr.Model
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
 	settings := map[string]any{
 		"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
 		"privacy":   map[string]any{"usageStatisticsEnabled": false},

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
 )
 
 // GeminiCLIVersion is the pinned Gemini CLI release.
@@ -22,24 +20,10 @@ func TestGeminiCLIProxy(t *testing.T) {
 	requireE2E(t)
 	gemini := npmInstall(t, "@google/gemini-cli", GeminiCLIVersion, "gemini")
 	ctxhook, testmcp := binaries(t)
-	tmp := t.TempDir()
-	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
-	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
-	os.MkdirAll(project, 0o755)
-	mcpLog := filepath.Join(tmp, "mcp.log.jsonl")
 	script := workflowScript(20, nil)
-	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	if keep := os.Getenv("CTXHOOK_E2E_KEEP"); keep != "" {
-		os.MkdirAll(keep, 0o755)
-		model.LogPath = filepath.Join(keep, t.Name()+".model.jsonl")
-		mcpLog = filepath.Join(keep, t.Name()+".mcp.jsonl")
-		os.Remove(model.LogPath)
-		os.Remove(mcpLog)
-	}
+	cr := newClientRun(t, script)
+	home, project, mcpLog, model := cr.Home, cr.Project, cr.MCPLog, cr.Model
+	os.MkdirAll(filepath.Join(home, ".gemini"), 0o755)
 	// ctxhook's config: the relay on for the proxied workflow server.
 	cfgDir := filepath.Join(home, ".config", "ctxhook")
 	os.MkdirAll(cfgDir, 0o700)

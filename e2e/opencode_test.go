@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
 )
 
 // OpenCodeVersion is the pinned OpenCode release.
@@ -61,23 +59,15 @@ func TestOpenCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctxhook, testmcp := binaries(t)
-	tmp := t.TempDir()
-	home, project := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
+	script := workflowScript(3, map[int]string{2: "CVX-5909"})
+	cr := newClientRun(t, script)
+	tmp, home, project, mcpLog, model := cr.Tmp, cr.Home, cr.Project, cr.MCPLog, cr.Model
 	configHome := filepath.Join(home, ".config")
 	ocDir := filepath.Join(configHome, "opencode")
 	os.MkdirAll(ocDir, 0o755)
-	os.MkdirAll(project, 0o755)
 	if out, err := exec.Command("cp", "-a", openCodeDeps()+"/.", ocDir).CombinedOutput(); err != nil {
 		t.Fatalf("copy OpenCode deps: %v %s", err, out)
 	}
-	mcpLog := filepath.Join(tmp, "mcp.log.jsonl")
-	script := workflowScript(3, map[int]string{2: "CVX-5909"})
-	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer model.Close()
-	keepLogs(t, model, &mcpLog)
 
 	cfg := map[string]any{
 		"model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": false, "share": "disabled",
