@@ -7,13 +7,14 @@
 // for the next call.
 //
 // It links only os, syscall and two small packages (no plugin, no
-// SQLite): Go runs every linked package's init at start, and the full
-// binary's take milliseconds.
+// SQLite, not even net): Go runs every linked package's init at start,
+// and the full binary's take milliseconds; net would also link the
+// system's C library (cgo), and a dynamically linked process starts about
+// 1.5 ms slower than a static one.
 package main
 
 import (
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -64,12 +65,11 @@ func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr 
 	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
 		return 0, nil, nil, false
 	}
-	conn, err := net.DialTimeout("unix", sock, 200*time.Millisecond)
+	conn, err := dial(sock, daemonWait)
 	if err != nil {
 		return 0, nil, nil, false
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(daemonWait))
 	var env []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "CTXHOOK_") {
@@ -140,3 +140,60 @@ func inProcess(harness, event string, payload []byte) {
 	os.Stderr.WriteString("ctxhook: cannot run ctxhook hook (" + err.Error() + "); the agent continues without ctxhook\n")
 	os.Exit(0)
 }
+
+// sockConn is a connected Unix stream socket, read and written with plain
+// system calls; its timeouts are the socket's own (SO_SNDTIMEO and
+// SO_RCVTIMEO), which on Linux also bound the connect.
+type sockConn int
+
+func dial(path string, timeout time.Duration) (sockConn, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
+	for _, opt := range []int{syscall.SO_SNDTIMEO, syscall.SO_RCVTIMEO} {
+		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
+			syscall.Close(fd)
+			return -1, err
+		}
+	}
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return -1, err
+	}
+	return sockConn(fd), nil
+}
+
+func (c sockConn) Read(b []byte) (int, error) {
+	for {
+		n, err := syscall.Read(int(c), b)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if n == 0 && len(b) > 0 {
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+func (c sockConn) Write(b []byte) (int, error) {
+	done := 0
+	for done < len(b) {
+		n, err := syscall.Write(int(c), b[done:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return done, err
+		}
+		done += n
+	}
+	return done, nil
+}
+
+func (c sockConn) Close() error { return syscall.Close(int(c)) }

@@ -29,6 +29,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store"
 )
 
 // BuildID names this build for the handshake (see handshake.ID); the
@@ -145,8 +146,22 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}
 	}()
+	// The writer stores what the engines spooled: an answer waits for the
+	// decision and the state, not for SQLite.
+	kick := make(chan struct{}, 1)
+	kick <- struct{}{} // anything a killed daemon left behind
+	wctx, stopWriter := context.WithCancel(context.Background())
+	writerDone := make(chan struct{})
+	go func() {
+		defer close(writerDone)
+		writer(wctx, o, kick)
+	}()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		stopWriter()
+		<-writerDone
+	}()
 	for {
 		conn, err := ln.AcceptUnix()
 		if err != nil {
@@ -166,7 +181,12 @@ func Run(ctx context.Context, o Options) error {
 				o.Log("refused a connection from another user")
 				return
 			}
-			if retire := serve(ctx, conn, o, compiled, pool); retire {
+			retire := serve(ctx, conn, o, compiled, pool)
+			select {
+			case kick <- struct{}{}:
+			default: // a pass is already due
+			}
+			if retire {
 				o.Log("a client of another build asked: retiring")
 				cancel()
 			}
@@ -225,6 +245,7 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 		}
 		eng := hook.NewEngineOn(o.Paths, o.Getenv, r)
 		eng.Persistent = true
+		eng.Deferred = true
 		s.eng, s.calls = eng, 0
 	}
 	s.calls++
@@ -250,6 +271,45 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	dog.Stop()
 	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(code)), []byte(stdout), []byte(stderr))
 	return false
+}
+
+// writer moves spooled events into the store whenever kicked, and once
+// more when ctx ends. It keeps the store open, reopening it every 500
+// files so the memory of SQLite's own wasm instance is returned. When the
+// store cannot be opened the files wait in the spool, where any later
+// writer (this one, or a hook process) finds them.
+func writer(ctx context.Context, o Options, kick <-chan struct{}) {
+	var st *store.Store
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	stored := 0
+	pass := func() {
+		if st == nil {
+			var err error
+			if st, err = store.Open(o.Paths.DB(), store.Options{}); err != nil {
+				o.Log("store: " + err.Error())
+				st = nil
+				return
+			}
+		}
+		stored += hook.ReplaySpool(o.Paths, st)
+		if stored >= 500 {
+			st.Close()
+			st, stored = nil, 0
+		}
+	}
+	for {
+		select {
+		case <-kick:
+			pass()
+		case <-ctx.Done():
+			pass()
+			return
+		}
+	}
 }
 
 // sameUser checks the peer's uid with SO_PEERCRED.

@@ -141,6 +141,19 @@ func (f *fixture) events() int64 {
 	return s.Events
 }
 
+// settled waits (up to 5 s) until want events are stored: the daemon
+// answers before its writer stores what it spooled. It returns the count
+// it saw last.
+func (f *fixture) settled(want int64) int64 {
+	var n int64
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if n = f.events(); n >= want {
+			break
+		}
+	}
+	return n
+}
+
 func payload(t *testing.T, event string) []byte {
 	b, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-" + event + ".json")
 	if err != nil {
@@ -161,8 +174,8 @@ func TestWarmMatchesInProcess(t *testing.T) {
 			t.Errorf("%s: daemon %q %q, in-process %q %q", ev, w, werr, c, cerr)
 		}
 	}
-	if warm.events() != 3 || cold.events() != 3 {
-		t.Errorf("events: daemon %d, in-process %d, want 3 each", warm.events(), cold.events())
+	if w, c := warm.settled(3), cold.events(); w != 3 || c != 3 {
+		t.Errorf("events: daemon %d, in-process %d, want 3 each", w, c)
 	}
 }
 
@@ -214,7 +227,7 @@ func TestFaults(t *testing.T) {
 			if took > 8*time.Second {
 				t.Errorf("took %v, past the deadline", took)
 			}
-			if n := f.events(); n < 1 {
+			if n := f.settled(1); n < 1 {
 				t.Errorf("event lost: %d stored", n)
 			}
 		})
@@ -256,7 +269,34 @@ func TestOneDaemon(t *testing.T) {
 	// write replays the spool. Nothing may be missing after it.
 	spooled, _ := filepath.Glob(filepath.Join(f.paths().SpoolDir(), "*"))
 	f.hook("PostToolUse", payload(t, "PostToolUse"))
-	if e := f.events(); e != 12 {
+	if e := f.settled(12); e != 12 {
 		t.Errorf("%d events stored after replay, want 12 (%d spool files before)", e, len(spooled))
+	}
+}
+
+// TestAnsweredBeforeStored: the daemon answers once the event is in the
+// spool; its writer stores it after. What a killed daemon left in the
+// spool (a file, or one it was storing) is stored by the next daemon.
+func TestAnsweredBeforeStored(t *testing.T) {
+	f := newFixture(t)
+	d := f.startDaemon()
+	f.hook("PostToolUse", payload(t, "PostToolUse"))
+	if n := f.settled(1); n != 1 {
+		t.Fatalf("%d events stored, want 1", n)
+	}
+	d.Process.Kill()
+	d.Wait()
+	// Leave what a daemon killed between answer and store leaves: one
+	// spool file, and one claimed by a writer that died mid-transaction.
+	spool := f.paths().SpoolDir()
+	line := []byte(`{"events":[{"ts_ms":1,"session":"s","harness":"claude-code","hook_event":"PostToolUse","category":"mcp","tool":"t","text":"left behind"}]}` + "\n")
+	os.WriteFile(filepath.Join(spool, "1-1-1.jsonl"), line, 0o600)
+	os.WriteFile(filepath.Join(spool, "2-1-1.jsonl.replaying-2147483646"), line, 0o600)
+	f.startDaemon()
+	if n := f.settled(3); n != 3 {
+		t.Errorf("%d events stored, want 3", n)
+	}
+	if left, _ := filepath.Glob(filepath.Join(spool, "*")); len(left) != 0 {
+		t.Errorf("spool not emptied: %v", left)
 	}
 }

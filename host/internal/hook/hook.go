@@ -42,12 +42,17 @@ type Engine struct {
 	// Persistent keeps the config and the store open across calls, for
 	// long-lived hosts (the proxy); a hook process reads them once anyway.
 	Persistent bool
-	runner     *runner.Runner
-	cfg        *abi.Config
-	cfgStamp   string
-	writes     int
-	st         *store.Store
-	sd         *state.Dir
+	// Deferred hands events to the spool (a file write, no fsync) instead
+	// of the store, for a host whose own writer moves them into the store
+	// after the answer went out (the daemon: see ReplaySpool). The spool
+	// file survives the host's death, so nothing acknowledged is lost.
+	Deferred bool
+	runner   *runner.Runner
+	cfg      *abi.Config
+	cfgStamp string
+	writes   int
+	st       *store.Store
+	sd       *state.Dir
 }
 
 // NewEngine loads the plugin (using the compilation cache in p.Cache).
@@ -116,8 +121,12 @@ type Result struct {
 	Warnings []string
 	// EventIDs are the ids of the events stored (none when spooled).
 	EventIDs []int64
-	// Spooled is true when events went to the spool instead of the store.
+	// Spooled is true when events went to the spool instead of the store
+	// because the store could not take them.
 	Spooled bool
+	// Deferred is true when events went to the spool by design (an
+	// Engine with Deferred set), for a writer to store them.
+	Deferred bool
 	// Response is the plugin's full answer, for tests and the demo.
 	Response abi.HandleResponse
 }
@@ -195,6 +204,15 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 	if unlock != nil {
 		unlock()
 	}
+	if (len(events) > 0 || len(tallies) > 0) && e.Deferred {
+		if err := spool(e.Paths.SpoolDir(), events, tallies, false); err != nil {
+			// The spool cannot be written: store them now after all.
+			res.Warnings = append(res.Warnings, err.Error())
+		} else {
+			res.Deferred = true
+			return
+		}
+	}
 	if len(events) > 0 || len(tallies) > 0 {
 		ids, err := e.write(events, tallies)
 		if err != nil {
@@ -260,7 +278,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 			return ids, nil
 		}
 	}
-	if serr := spool(e.Paths.SpoolDir(), events, tallies); serr != nil {
+	if serr := spool(e.Paths.SpoolDir(), events, tallies, true); serr != nil {
 		return nil, fmt.Errorf("%v; spool failed too, events lost: %v", err, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)
