@@ -69,6 +69,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/shape:FuzzHead \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
+	  ./plugin/internal/redact:FuzzFindAnchors \
 	  ./plugin/internal/jsonpath:FuzzFirstString \
 	  ./plugin/internal/mcpmsg:FuzzParse \
 	  ./host/store:FuzzQuery \

@@ -95,3 +95,58 @@ func firstDiff(a, b []byte) string {
 	lo := max(i-60, 0)
 	return fmt.Sprintf("at byte %d:\nnative …%s\nwasm   …%s", i, a[lo:min(i+60, len(a))], b[lo:min(i+60, len(b))])
 }
+
+// TestPreparedMatchesPayload: over the whole corpus, ctxhook_prepare_raw
+// then ctxhook_handle with the prepared handle (no payload) gives the
+// bytes ctxhook_handle gives with the payload; a handle naming a payload
+// the instance does not hold is refused with abi.ErrNotPrepared, never
+// answered from another payload.
+func TestPreparedMatchesPayload(t *testing.T) {
+	cases, err := conformance.Load("../testdata/conformance")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	wasm := loadWasm(t)
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			in, _ := json.Marshal(c.Request)
+			want, wantErr := wasm.CallRaw(ctx, abi.ExportHandle, in)
+			hdr, _ := json.Marshal(abi.PrepareRequest{Harness: c.Request.Harness, Event: c.Request.Event})
+			out, err := wasm.CallRaw(ctx, abi.ExportPrepareRaw, append(append(hdr, '\n'), c.Request.Payload...))
+			if err != nil {
+				if wantErr == nil {
+					t.Fatalf("prepare_raw failed (%v) where handle answers", err)
+				}
+				return
+			}
+			var prep abi.PrepareResponse
+			if err := json.Unmarshal(out, &prep); err != nil || prep.Prepared == "" {
+				t.Fatalf("prepare_raw answered %s (%v)", out, err)
+			}
+			lean := c.Request
+			lean.Payload, lean.Prepared = "", prep.Prepared
+			in, _ = json.Marshal(lean)
+			got, gotErr := wasm.CallRaw(ctx, abi.ExportHandle, in)
+			if (gotErr == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+				t.Fatalf("prepared: %s (%v)\npayload: %s (%v)", got, gotErr, want, wantErr)
+			}
+			// The handle is used up: the same request again is refused.
+			if _, err := wasm.CallRaw(ctx, abi.ExportHandle, in); err == nil || !strings.Contains(err.Error(), abi.ErrNotPrepared) {
+				t.Fatalf("second use of %s: %v, want %q", prep.Prepared, err, abi.ErrNotPrepared)
+			}
+		})
+	}
+	// The Runner falls back to sending the payload.
+	c := cases[0]
+	want, err := wasm.Handle(ctx, c.Request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := c.Request
+	stale.Prepared = "p999999"
+	got, err := wasm.Handle(ctx, stale)
+	if err != nil || got.Stdout != want.Stdout || len(got.Effects) != len(want.Effects) {
+		t.Fatalf("fallback: %+v (%v), want %+v", got, err, want)
+	}
+}

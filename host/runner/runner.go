@@ -56,6 +56,7 @@ type Runner struct {
 	compiled *extism.CompiledPlugin
 	inst     *extism.Plugin
 	shared   bool // compiled belongs to a Compiled, not to this Runner
+	raw      bool // the plugin has ctxhook_prepare_raw
 }
 
 // Compiled is a compiled plugin that hands out instances sharing its
@@ -153,6 +154,7 @@ func (r *Runner) validate(ctx context.Context) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("%w: %s", ErrMissingExport, strings.Join(missing, ", "))
 	}
+	r.raw = r.inst.FunctionExists(abi.ExportPrepareRaw)
 	out, err := r.call(ctx, abi.ExportABIVersion, nil)
 	if err != nil {
 		return err
@@ -190,15 +192,43 @@ func (r *Runner) CallRaw(ctx context.Context, export string, in []byte) ([]byte,
 	return r.call(ctx, export, in)
 }
 
-// Prepare asks which state keys a hook needs.
+// Prepare asks which state keys a hook needs. The payload goes in raw
+// (ctxhook_prepare_raw) when the plugin has that export.
 func (r *Runner) Prepare(ctx context.Context, req abi.PrepareRequest) (abi.PrepareResponse, error) {
 	var resp abi.PrepareResponse
-	return resp, r.roundTrip(ctx, abi.ExportPrepare, req, &resp)
+	if !r.raw {
+		return resp, r.roundTrip(ctx, abi.ExportPrepare, req, &resp)
+	}
+	hdr, err := json.Marshal(abi.PrepareRequest{Harness: req.Harness, Event: req.Event})
+	if err != nil {
+		return resp, fmt.Errorf("runner: encode %s header: %w", abi.ExportPrepareRaw, err)
+	}
+	in := make([]byte, 0, len(hdr)+1+len(req.Payload))
+	in = append(append(append(in, hdr...), '\n'), req.Payload...)
+	out, err := r.call(ctx, abi.ExportPrepareRaw, in)
+	if err != nil {
+		return resp, err
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return resp, fmt.Errorf("%w: %s: decode response: %v", ErrCall, abi.ExportPrepareRaw, err)
+	}
+	return resp, nil
 }
 
-// Handle asks for the decision and effects of a hook.
+// Handle asks for the decision and effects of a hook. With req.Prepared
+// set (from the Prepare just before on this Runner) the payload is not
+// sent again; should the plugin no longer hold it, Handle sends it.
 func (r *Runner) Handle(ctx context.Context, req abi.HandleRequest) (abi.HandleResponse, error) {
 	var resp abi.HandleResponse
+	if req.Prepared != "" {
+		lean := req
+		lean.Payload = ""
+		err := r.roundTrip(ctx, abi.ExportHandle, lean, &resp)
+		if err == nil || !strings.Contains(err.Error(), abi.ErrNotPrepared) {
+			return resp, err
+		}
+		req.Prepared = ""
+	}
 	return resp, r.roundTrip(ctx, abi.ExportHandle, req, &resp)
 }
 

@@ -23,7 +23,16 @@ const (
 	ExportPrepare = "ctxhook_prepare"
 	// ExportHandle takes a HandleRequest and outputs a HandleResponse.
 	ExportHandle = "ctxhook_handle"
+	// ExportPrepareRaw is ExportPrepare with the payload as raw bytes
+	// after a one-line JSON header ({"harness":...,"event":...}), so it is
+	// neither escaped by the host nor unescaped by the guest. Optional for
+	// hosts; the Go host uses it.
+	ExportPrepareRaw = "ctxhook_prepare_raw"
 )
+
+// ErrNotPrepared starts the error of a ctxhook_handle whose Prepared names
+// a payload the instance does not hold.
+const ErrNotPrepared = "prepared payload not held"
 
 // RequiredExports lists every export a host must find in the module.
 var RequiredExports = []string{ExportABIVersion, ExportPrepare, ExportHandle}
@@ -124,6 +133,10 @@ type PrepareRequest struct {
 // host; it must not derive file names from them without hashing.
 type PrepareResponse struct {
 	StateKeys []string `json:"state_keys"`
+	// Prepared, when set, says this instance kept the parsed payload: the
+	// next ctxhook_handle on the same instance may send it back in
+	// HandleRequest.Prepared instead of the payload.
+	Prepared string `json:"prepared,omitempty"`
 }
 
 // HandleRequest carries everything a decision depends on. The plugin reads
@@ -132,6 +145,12 @@ type HandleRequest struct {
 	Harness string `json:"harness"`
 	Event   string `json:"event"`
 	Payload string `json:"payload"`
+	// Prepared is PrepareResponse.Prepared from the call just before on
+	// the same instance, with Payload left empty: the plugin decides on
+	// the payload it kept. If the instance no longer holds it, the call
+	// fails with an error starting with ErrNotPrepared, and the host
+	// sends the payload instead.
+	Prepared string `json:"prepared,omitempty"`
 	// Config is the user's configuration, already parsed by the host.
 	Config Config `json:"config"`
 	// Env holds the CTXHOOK_* environment variables the host saw, raw.

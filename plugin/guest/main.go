@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 
@@ -15,6 +16,16 @@ import (
 
 // main is required by the c-shared build mode and never runs as a program.
 func main() {}
+
+// held is the payload the last prepare parsed, until the handle after it
+// uses it (abi.PrepareResponse.Prepared). Only the very next handle may:
+// seq names it, so a handle can never decide on another hook's payload.
+var held struct {
+	id     string
+	parsed engine.Parsed
+}
+
+var seq int
 
 //go:wasmexport ctxhook_abi_version
 func abiVersion() int32 {
@@ -28,10 +39,32 @@ func prepare() int32 {
 	if err := json.Unmarshal(pdk.Input(), &req); err != nil {
 		return fail("prepare: decode request: " + err.Error())
 	}
-	resp, err := engine.Prepare(req)
+	return prepared(engine.ParsePayload(req.Harness, req.Payload))
+}
+
+//go:wasmexport ctxhook_prepare_raw
+func prepareRaw() int32 {
+	in := pdk.Input()
+	nl := bytes.IndexByte(in, '\n')
+	if nl < 0 {
+		return fail("prepare_raw: no header line")
+	}
+	var hdr abi.PrepareRequest
+	if err := json.Unmarshal(in[:nl], &hdr); err != nil {
+		return fail("prepare_raw: decode header: " + err.Error())
+	}
+	return prepared(engine.ParsePayload(hdr.Harness, string(in[nl+1:])))
+}
+
+func prepared(p engine.Parsed) int32 {
+	held.id, held.parsed = "", engine.Parsed{}
+	resp, err := p.Prepare()
 	if err != nil {
 		return fail(err.Error())
 	}
+	seq++
+	held.id, held.parsed = "p"+strconv.Itoa(seq), p
+	resp.Prepared = held.id
 	return output(resp)
 }
 
@@ -41,7 +74,15 @@ func handle() int32 {
 	if err := json.Unmarshal(pdk.Input(), &req); err != nil {
 		return fail("handle: decode request: " + err.Error())
 	}
-	resp, err := engine.Handle(req)
+	p := held.parsed
+	ok := req.Prepared != "" && req.Prepared == held.id && p.Harness() == req.Harness
+	held.id, held.parsed = "", engine.Parsed{}
+	if req.Prepared == "" {
+		p = engine.ParsePayload(req.Harness, req.Payload)
+	} else if !ok {
+		return fail(abi.ErrNotPrepared + ": " + req.Prepared)
+	}
+	resp, err := engine.HandleParsed(req, p)
 	if err != nil {
 		return fail(err.Error())
 	}

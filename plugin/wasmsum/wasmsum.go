@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "b0009b5599f8daeb76ccdde6b371c33bb9c01309801b4bf54352eeeb0544c694"
+const SHA256 = "718d478a4aad0bec2ea6378187a5a7030b32061472feec74029d248440fa77fb"

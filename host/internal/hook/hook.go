@@ -143,7 +143,7 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 		return res, err
 	}
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: string(payload), Config: cfg,
-		Env: e.env(), NowMS: e.Now().UnixMilli()}
+		Env: e.env(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared}
 
 	sd, err := e.stateDir()
 	var unlock func()

@@ -102,7 +102,7 @@ func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config
 		return 0, 0, false, err
 	}
 	req := abi.HandleRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: string(payload), Config: cfg,
-		NowMS: time.Now().UnixMilli()}
+		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared}
 	if req.State, err = readState(prep.StateKeys); err != nil {
 		req.StateError = err.Error()
 	}

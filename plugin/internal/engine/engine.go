@@ -58,29 +58,56 @@ func parseAs(harness, payload string) (dialect, error) {
 	return nil, fmt.Errorf("%w %q", ErrHarness, harness)
 }
 
-// Prepare names the state a decision needs. It parses the payload only as
-// far as the session id.
+// Prepare names the state a decision needs.
 func Prepare(req abi.PrepareRequest) (abi.PrepareResponse, error) {
-	p, err := parse(req.Harness, req.Payload)
-	if err != nil {
-		return abi.PrepareResponse{}, err
+	return ParsePayload(req.Harness, req.Payload).Prepare()
+}
+
+// Handle decides one call.
+func Handle(req abi.HandleRequest) (abi.HandleResponse, error) {
+	return HandleParsed(req, ParsePayload(req.Harness, req.Payload))
+}
+
+// Parsed is a payload parsed once for both calls of a hook: a guest that
+// keeps it between ctxhook_prepare and ctxhook_handle spares the host
+// sending, and itself decoding, the payload twice. Prepare and Handle
+// give the same results with or without it.
+type Parsed struct {
+	harness string
+	d       dialect
+	err     error
+}
+
+// ParsePayload parses payload as harness's.
+func ParsePayload(harness, payload string) Parsed {
+	d, err := parse(harness, payload)
+	return Parsed{harness: harness, d: d, err: err}
+}
+
+// Harness is the harness the payload was parsed as.
+func (p Parsed) Harness() string { return p.harness }
+
+// Prepare names the state a decision on p needs.
+func (p Parsed) Prepare() (abi.PrepareResponse, error) {
+	if p.err != nil {
+		return abi.PrepareResponse{}, p.err
 	}
-	keys := []string{stateKey(p.session())}
-	if x, ok := p.(extraState); ok {
+	keys := []string{stateKey(p.d.session())}
+	if x, ok := p.d.(extraState); ok {
 		keys = append(keys, x.stateKeys()...)
 	}
 	return abi.PrepareResponse{StateKeys: keys}, nil
 }
 
-// Handle decides one call.
-func Handle(req abi.HandleRequest) (abi.HandleResponse, error) {
-	p, err := parse(req.Harness, req.Payload)
-	if err != nil {
-		return abi.HandleResponse{}, err
+// HandleParsed decides one call on an already parsed payload; req's own
+// Payload is not read.
+func HandleParsed(req abi.HandleRequest, p Parsed) (abi.HandleResponse, error) {
+	if p.err != nil {
+		return abi.HandleResponse{}, p.err
 	}
-	d := &decision{req: req, session: p.session()}
+	d := &decision{req: req, session: p.d.session()}
 	d.loadState()
-	p.decide(d, req.Event)
+	p.d.decide(d, req.Event)
 	return d.response(), nil
 }
 

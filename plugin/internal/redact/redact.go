@@ -7,8 +7,8 @@
 //
 // Three passes, cheapest first: exact known values (relay tokens), a
 // scanner for values under sensitive JSON keys, then pattern rules that
-// each run only in windows around a literal anchor, so text without
-// anchors costs one substring search per anchor and no regular expression.
+// each run only in windows around a literal anchor, all anchors found in one pass, so
+// text without anchors costs one scan and no regular expression.
 // Redaction is idempotent: redacting redacted text changes nothing.
 package redact
 
@@ -98,37 +98,122 @@ func (r *Redactor) String(s string) (string, int) {
 	}
 	s, m := jsonKeys(s)
 	n += m
-	lower := asciiLower(s)
-	for _, ru := range rules {
-		if out, m := ru.apply(s, lower); m > 0 {
+	// One pass finds every rule's anchors; the text is scanned again only
+	// after a rule changed it (offsets moved), which is rare.
+	hits := findAnchors(s)
+	for i, ru := range rules {
+		if len(hits[i]) == 0 {
+			continue
+		}
+		if out, m := ru.apply(s, hits[i]); m > 0 {
 			n += m
 			s = out
-			lower = asciiLower(s)
+			hits = findAnchors(s)
 		}
 	}
 	return s, n
 }
 
-// asciiLower lower-cases A-Z only. Unlike strings.ToLower it keeps every
-// byte offset (ToLower rewrites invalid UTF-8 and some letters to sequences
-// of another length), so an anchor found in the result is at the same
-// offset in s. Anchors are ASCII, so nothing is missed.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + ('a' - 'A')
-		}
-	}
-	return string(b)
+// anchorRef is one anchor of one rule, indexed by its first byte.
+type anchorRef struct {
+	rest string // the anchor after its first byte
+	rule int
+	n    int // the anchor's length
+	id   int // index among all anchors
 }
 
-// apply runs the rule in the windows around its anchors.
-func (ru *rule) apply(s, lower string) (string, int) {
-	spans := anchorWindows(lower, ru.anchors, ru.back)
-	if len(spans) == 0 {
-		return s, 0
+// byFirst lists every anchor under its first (lower-case) byte; nAnchors
+// counts them.
+var byFirst, nAnchors = func() ([256][]anchorRef, int) {
+	var t [256][]anchorRef
+	id := 0
+	for ri, ru := range rules {
+		for _, a := range ru.anchors {
+			t[a[0]] = append(t[a[0]], anchorRef{rest: a[1:], rule: ri, n: len(a), id: id})
+			id++
+		}
 	}
+	return t, id
+}()
+
+// findAnchors returns, for each rule, the windows around its anchors in s
+// (compared case-insensitively, ASCII only, so offsets are s's own), in
+// one pass over s. Occurrences of the same anchor do not overlap, and
+// windows are merged, as a search anchor by anchor would give: the
+// result only depends on s.
+func findAnchors(s string) [][][2]int {
+	var spans [][][2]int
+	var next []int // per anchor: where its next occurrence may start
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		cands := byFirst[c]
+		if len(cands) == 0 {
+			continue
+		}
+		for _, a := range cands {
+			if len(s)-i < a.n || !hasLowerPrefix(s[i+1:], a.rest) {
+				continue
+			}
+			if next == nil {
+				next = make([]int, nAnchors)
+				spans = make([][][2]int, len(rules))
+			}
+			if i < next[a.id] {
+				continue
+			}
+			next[a.id] = i + a.n
+			spans[a.rule] = append(spans[a.rule], [2]int{max(0, i-rules[a.rule].back), min(len(s), i+a.n+window)})
+		}
+	}
+	if spans == nil {
+		return make([][][2]int, len(rules))
+	}
+	for ri, sp := range spans {
+		spans[ri] = merge(sp)
+	}
+	return spans
+}
+
+// hasLowerPrefix reports whether s starts with lower-case p, ignoring the
+// case of ASCII letters in s.
+func hasLowerPrefix(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for j := 0; j < len(p); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// merge sorts windows by start and joins those that overlap or touch.
+func merge(spans [][2]int) [][2]int {
+	if len(spans) < 2 {
+		return spans
+	}
+	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
+	merged := spans[:1]
+	for _, sp := range spans[1:] {
+		if top := &merged[len(merged)-1]; sp[0] <= top[1] {
+			top[1] = max(top[1], sp[1])
+		} else {
+			merged = append(merged, sp)
+		}
+	}
+	return merged
+}
+
+// apply runs the rule in the given windows around its anchors.
+func (ru *rule) apply(s string, spans [][2]int) (string, int) {
 	if ru.re == nil {
 		ru.re = regexp.MustCompile(ru.pattern)
 	}
@@ -175,36 +260,6 @@ func widen(ru *rule, matches [][]int, w int) bool {
 		return matches[len(matches)-1][1] == w
 	}
 	return ru.kind == "private_key" && w < 1<<20
-}
-
-// anchorWindows returns the merged [lo, hi) windows around every occurrence
-// of the anchors in lower.
-func anchorWindows(lower string, anchors []string, back int) [][2]int {
-	var spans [][2]int
-	for _, a := range anchors {
-		for i := 0; ; {
-			j := strings.Index(lower[i:], a)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			spans = append(spans, [2]int{max(0, at-back), min(len(lower), at+len(a)+window)})
-			i = at + len(a)
-		}
-	}
-	if len(spans) < 2 {
-		return spans
-	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
-	merged := spans[:1]
-	for _, sp := range spans[1:] {
-		if top := &merged[len(merged)-1]; sp[0] <= top[1] {
-			top[1] = max(top[1], sp[1])
-		} else {
-			merged = append(merged, sp)
-		}
-	}
-	return merged
 }
 
 func isWordByte(c byte) bool {

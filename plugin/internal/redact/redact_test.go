@@ -126,3 +126,65 @@ func TestJSONKeys(t *testing.T) {
 		}
 	}
 }
+
+// searchEach is the straightforward way to find the anchors: lower-case
+// the text, then search it once per anchor. findAnchors must agree with
+// it on every input.
+func searchEach(s string) [][][2]int {
+	lower := []byte(s)
+	for i, c := range lower {
+		if c >= 'A' && c <= 'Z' {
+			lower[i] = c + ('a' - 'A')
+		}
+	}
+	out := make([][][2]int, len(rules))
+	for ri, ru := range rules {
+		var spans [][2]int
+		for _, a := range ru.anchors {
+			for i := 0; ; {
+				j := strings.Index(string(lower[i:]), a)
+				if j < 0 {
+					break
+				}
+				at := i + j
+				spans = append(spans, [2]int{max(0, at-ru.back), min(len(s), at+len(a)+window)})
+				i = at + len(a)
+			}
+		}
+		out[ri] = merge(spans)
+	}
+	return out
+}
+
+func sameSpans(a, b [][][2]int) bool {
+	for i := range rules {
+		if len(a[i]) != len(b[i]) {
+			return false
+		}
+		for j := range a[i] {
+			if a[i][j] != b[i][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func TestFindAnchorsMatchesSearchEach(t *testing.T) {
+	for _, s := range []string{"", "nothing here", "PASSWORD=x password=y PassWord", "xoxb-xoxb-xoxb-", "sk-sk-sk-",
+		"https://u:p@h and http://x", strings.Repeat("akia", 300) + "-----BEGIN RSA PRIVATE KEY-----"} {
+		if got, want := findAnchors(s), searchEach(s); !sameSpans(got, want) {
+			t.Errorf("%q: got %v, want %v", s, got, want)
+		}
+	}
+}
+
+func FuzzFindAnchors(f *testing.F) {
+	f.Add("Bearer abcdefghijkl password: hunter22 ghp_x eyJ.eyJ")
+	f.Add("-----begin-----BEGIN xoxa-xoxa- ://://")
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := findAnchors(s), searchEach(s); !sameSpans(got, want) {
+			t.Fatalf("%q: got %v, want %v", s, got, want)
+		}
+	})
+}
