@@ -70,6 +70,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
 	  ./plugin/internal/redact:FuzzFindAnchors \
+	  ./plugin/internal/jsonfast:FuzzDecode \
 	  ./plugin/internal/jsonpath:FuzzFirstString \
 	  ./plugin/internal/mcpmsg:FuzzParse \
 	  ./host/store:FuzzQuery \

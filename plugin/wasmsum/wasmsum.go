@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "718d478a4aad0bec2ea6378187a5a7030b32061472feec74029d248440fa77fb"
+const SHA256 = "fd0f4e24daf5976a82337885ca1deb2f3f265abdf5328fb134d25d6a4dab5b14"

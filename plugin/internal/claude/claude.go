@@ -12,7 +12,9 @@ package claude
 
 import (
 	"encoding/json"
+	"strings"
 
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 	"github.com/ctxhook/ctxhook/plugin/internal/payload"
 )
 
@@ -64,14 +66,75 @@ func (p *Payload) Server() string {
 // for; when the payload names another, the payload wins (it is what
 // Claude Code actually fired) unless it names none.
 func Parse(raw []byte) (*Payload, error) {
-	var p Payload
-	if err := payload.Decode(raw, &p); err != nil {
-		return nil, err
+	p, ok := parseFast(raw)
+	if !ok {
+		p = &Payload{}
+		if err := payload.Decode(raw, p); err != nil {
+			return nil, err
+		}
 	}
 	if err := payload.ObjectOrAbsent(p.ToolInput, "tool_input"); err != nil {
 		return nil, err
 	}
-	return &p, nil
+	return p, nil
+}
+
+// parseFast decodes the usual payload without reflection (see package
+// jsonfast); ok is false for anything it leaves to encoding/json: a key
+// given twice or in another case, a value of an unexpected type.
+func parseFast(raw []byte) (*Payload, bool) {
+	members, ok := jsonfast.Object(raw)
+	if !ok {
+		return nil, false
+	}
+	var p Payload
+	strs := map[string]*string{"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.Cwd,
+		"hook_event_name": &p.HookEventName, "tool_name": &p.ToolName, "tool_use_id": &p.ToolUseID,
+		"prompt": &p.Prompt, "source": &p.Source, "reason": &p.Reason, "last_assistant_message": &p.LastMessage}
+	raws := map[string]*json.RawMessage{"tool_input": &p.ToolInput, "tool_response": &p.ToolResponse, "error": &p.Error}
+	seen := map[string]bool{}
+	for _, m := range members {
+		k := m.Key
+		if seen[k] {
+			return nil, false
+		}
+		seen[k] = true
+		isNull := string(m.Value) == "null"
+		if dst, ok := strs[k]; ok {
+			if isNull {
+				continue
+			}
+			s, ok := jsonfast.String(m.Value)
+			if !ok {
+				return nil, false
+			}
+			*dst = s
+		} else if dst, ok := raws[k]; ok {
+			*dst = json.RawMessage(m.Value)
+		} else if k == "mcp_server" {
+			if isNull {
+				continue
+			}
+			if m.Value[0] != '{' || json.Unmarshal(m.Value, &p.MCPServer) != nil {
+				return nil, false
+			}
+		} else if !plainKey(k) {
+			return nil, false // might name a field in another case
+		}
+	}
+	return &p, true
+}
+
+// plainKey reports whether k cannot match any field of Payload, in any
+// case: encoding/json matches keys case-insensitively.
+func plainKey(k string) bool {
+	for _, f := range []string{"session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
+		"tool_response", "tool_use_id", "error", "prompt", "source", "reason", "last_assistant_message", "mcp_server"} {
+		if strings.EqualFold(k, f) {
+			return false
+		}
+	}
+	return true
 }
 
 // PreToolUseAllow returns the stdout that replaces the tool input and

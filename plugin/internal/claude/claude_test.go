@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/ctxhook/ctxhook/plugin/internal/payload"
 )
 
 func TestParseErrors(t *testing.T) {
@@ -73,6 +76,13 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The fast path gives what encoding/json gives, whenever it answers.
+		if fast, ok := parseFast(b); ok {
+			var slow Payload
+			if err := payload.Decode(b, &slow); err != nil || !reflect.DeepEqual(*fast, slow) {
+				t.Fatalf("%q: fast %+v, encoding/json %+v (%v)", b, *fast, slow, err)
+			}
+		}
 		p, err := Parse(b)
 		if err != nil {
 			if !errors.Is(err, ErrPayload) {

@@ -131,6 +131,13 @@ type decision struct {
 	// other holds state documents besides the session's, as written.
 	other map[string]string
 	tools map[string]string
+	// decoded is the last JSON value decode decoded, by its raw bytes.
+	decoded struct {
+		ptr *byte
+		n   int
+		v   any
+		err error
+	}
 }
 
 // setState writes a state document other than the session's.
@@ -189,7 +196,7 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 	if readable == nil {
 		readable = response
 	}
-	text, _ := r.String(readableText(readable))
+	text, _ := r.String(d.readableText(readable))
 	ev.Args = a
 	ev.ResponseBytes = len(response)
 	ev.Redactions = n1 + n2

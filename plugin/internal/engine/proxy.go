@@ -81,7 +81,7 @@ func (c proxyCall) response(d *decision) {
 	server := c.p.Server
 	forward := res.Result // what the client gets, once the token is hidden
 	if rs, ok := relay.Lookup(d.req.Config, server); ok && res.Result != nil {
-		if tok, ok := rs.Capture(res.Result.Raw()); ok && d.state.setToken(server, tok) {
+		if tok, ok := rs.CaptureValue(d.decode(res.Result.Raw())); ok && d.state.setToken(server, tok) {
 			d.dirty = true
 			d.tally(abi.TallyCapture)
 		}
@@ -130,7 +130,7 @@ func (d *decision) shapeResult(server string, result mcpmsg.Object, ev *abi.Even
 	if limit == 0 || len(raw) <= limit || server == classify.OwnServer || result["structuredContent"] != nil {
 		return nil, false
 	}
-	text := readableText(raw)
+	text := d.readableText(raw)
 	if text == "" {
 		return nil, false
 	}

@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unsafe"
+
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
 // readableText renders a tool response for the search index: the text of
 // MCP content blocks joined by newlines, a JSON string as its value. It
 // returns "" when the raw JSON is already the best text to index.
-func readableText(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
+func (d *decision) readableText(raw json.RawMessage) string {
+	v, err := d.decode(raw)
+	if err != nil {
 		return ""
 	}
 	var blocks []any
@@ -40,6 +43,20 @@ func readableText(raw json.RawMessage) string {
 		}
 	}
 	return strings.Join(parts, "\n")
+}
+
+// decode decodes raw JSON, once per decision: a tool response is read for
+// its token, its text and its shape, and decoding is the costly part.
+// Callers must not change what it returns.
+func (d *decision) decode(raw json.RawMessage) (any, error) {
+	if m := &d.decoded; m.n == len(raw) && m.n > 0 && unsafe.SliceData(raw) == m.ptr {
+		return m.v, m.err
+	}
+	v, err := jsonfast.Decode(raw)
+	if len(raw) > 0 {
+		d.decoded.ptr, d.decoded.n, d.decoded.v, d.decoded.err = unsafe.SliceData(raw), len(raw), v, err
+	}
+	return v, err
 }
 
 // capBytes cuts s to at most max bytes on a UTF-8 boundary and appends a

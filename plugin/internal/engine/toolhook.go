@@ -92,7 +92,7 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 				from = c.capture
 			}
 			// A new token joins state.known() and so is redacted below.
-			if tok, ok := rs.Capture(from); ok && d.state.setToken(c.server, tok) {
+			if tok, ok := rs.CaptureValue(d.decode(from)); ok && d.state.setToken(c.server, tok) {
 				d.dirty = true
 				d.tally(abi.TallyCapture)
 			}
@@ -136,7 +136,7 @@ func (d *decision) shape(c toolCall, ev *abi.Event) string {
 	if readable == nil {
 		readable = c.response
 	}
-	text := readableText(readable)
+	text := d.readableText(readable)
 	if text == "" {
 		text = string(c.response)
 	}

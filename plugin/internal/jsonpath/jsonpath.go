@@ -8,8 +8,9 @@
 package jsonpath
 
 import (
-	"encoding/json"
 	"strings"
+
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
 // FirstString returns the first non-empty string the path reaches in v,
@@ -53,8 +54,8 @@ func walk(v any, segs []string) (string, bool) {
 		if len(str) == 0 || (str[0] != '{' && str[0] != '[') {
 			return "", false
 		}
-		var inner any
-		if json.Unmarshal([]byte(str), &inner) != nil {
+		inner, err := jsonfast.Decode([]byte(str))
+		if err != nil {
 			return "", false
 		}
 		return walk(inner, rest)

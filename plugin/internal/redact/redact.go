@@ -123,17 +123,36 @@ type anchorRef struct {
 }
 
 // byFirst lists every anchor under its first (lower-case) byte; nAnchors
-// counts them.
-var byFirst, nAnchors = func() ([256][]anchorRef, int) {
+// counts them. pairs has a bit set for the first two bytes of every
+// anchor (all are longer than two), lower-cased, so most positions of a
+// text are passed over with one lookup.
+var byFirst, nAnchors, pairs = func() ([256][]anchorRef, int, *[1024]uint64) {
 	var t [256][]anchorRef
+	var pr [1024]uint64
 	id := 0
 	for ri, ru := range rules {
 		for _, a := range ru.anchors {
+			if len(a) < 3 {
+				panic("redact: anchor shorter than 3 bytes: " + a)
+			}
 			t[a[0]] = append(t[a[0]], anchorRef{rest: a[1:], rule: ri, n: len(a), id: id})
+			pair := uint16(a[0])<<8 | uint16(a[1])
+			pr[pair>>6] |= 1 << (pair & 63)
 			id++
 		}
 	}
-	return t, id
+	return t, id, &pr
+}()
+
+// lowerTab maps each byte to itself with A-Z lower-cased.
+var lowerTab = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if i >= 'A' && i <= 'Z' {
+			t[i] = byte(i) + ('a' - 'A')
+		}
+	}
+	return
 }()
 
 // findAnchors returns, for each rule, the windows around its anchors in s
@@ -144,16 +163,12 @@ var byFirst, nAnchors = func() ([256][]anchorRef, int) {
 func findAnchors(s string) [][][2]int {
 	var spans [][][2]int
 	var next []int // per anchor: where its next occurrence may start
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		cands := byFirst[c]
-		if len(cands) == 0 {
+	for i := 0; i+2 < len(s); i++ {
+		pair := uint16(lowerTab[s[i]])<<8 | uint16(lowerTab[s[i+1]])
+		if pairs[pair>>6]&(1<<(pair&63)) == 0 {
 			continue
 		}
-		for _, a := range cands {
+		for _, a := range byFirst[lowerTab[s[i]]] {
 			if len(s)-i < a.n || !hasLowerPrefix(s[i+1:], a.rest) {
 				continue
 			}

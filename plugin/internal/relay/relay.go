@@ -15,6 +15,7 @@ import (
 	"strconv"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonpath"
 )
 
@@ -58,7 +59,16 @@ func Lookup(cfg abi.Config, server string) (Server, bool) {
 // the adapter has: a full CallToolResult object, a content-block array, or
 // a string (Claude Code's rendering of structuredContent).
 func (s Server) Capture(result json.RawMessage) (string, bool) {
-	doc := Normalize(result)
+	return s.CaptureValue(jsonfast.Decode(result))
+}
+
+// CaptureValue is Capture on a result already decoded (v, err as
+// jsonfast.Decode returns them).
+func (s Server) CaptureValue(v any, err error) (string, bool) {
+	if err != nil {
+		return "", false
+	}
+	doc := normalize(v)
 	if doc == nil {
 		return "", false
 	}
@@ -73,10 +83,14 @@ func (s Server) Capture(result json.RawMessage) (string, bool) {
 // Normalize turns any rendering of a tool result into the shape of an MCP
 // CallToolResult, so one set of capture paths serves every adapter.
 func Normalize(result json.RawMessage) any {
-	var v any
-	if json.Unmarshal(result, &v) != nil {
+	v, err := jsonfast.Decode(result)
+	if err != nil {
 		return nil
 	}
+	return normalize(v)
+}
+
+func normalize(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		return t
@@ -84,8 +98,7 @@ func Normalize(result json.RawMessage) any {
 		return map[string]any{"content": t}
 	case string:
 		doc := map[string]any{"content": []any{map[string]any{"type": "text", "text": t}}}
-		var sc any
-		if json.Unmarshal([]byte(t), &sc) == nil {
+		if sc, err := jsonfast.Decode([]byte(t)); err == nil {
 			if m, ok := sc.(map[string]any); ok {
 				doc["structuredContent"] = m
 			}

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
 // Threshold returns the size above which server's responses are shaped,
@@ -87,8 +88,11 @@ func Key(parts ...string) string {
 // answered call is recognised whatever the model typed around it.
 func CallHash(server, tool string, args json.RawMessage, ignore ...string) string {
 	var v any
-	if len(args) > 0 && json.Unmarshal(args, &v) != nil {
-		return ""
+	if len(args) > 0 {
+		var err error
+		if v, err = jsonfast.Decode(args); err != nil {
+			return ""
+		}
 	}
 	if m, ok := v.(map[string]any); ok {
 		for _, k := range ignore {
