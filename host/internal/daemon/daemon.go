@@ -42,7 +42,10 @@ type Options struct {
 	Getenv func(string) string
 	// Idle: exit after this long without a request (default 10 min).
 	Idle time.Duration
-	// Instances is how many plugin instances serve in parallel (default 2).
+	// Instances is how many plugin instances serve in parallel (default
+	// 1). Each holds about 10 MB of guest memory; a decision takes about
+	// 2 ms, and with one instance 8 hooks at once still answered within
+	// 70 ms p99 on two cores (a second one bought nothing measurable).
 	Instances int
 	// Recycle replaces an instance after this many calls (default 1,000),
 	// so what a guest or its runtime keeps can never grow without bound.
@@ -65,7 +68,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Idle = 10 * time.Minute
 	}
 	if o.Instances == 0 {
-		o.Instances = 2
+		o.Instances = 1
 	}
 	if o.Recycle == 0 {
 		o.Recycle = 1000

@@ -31,9 +31,12 @@ func main() {
 	trace := flag.Bool("trace-rss", false, "print the daemon's RSS every 1,000 requests")
 	cmDir := flag.String("context-mode", "", "an unpacked context-mode package: also time its PostToolUse hook on the same payload")
 	cmNode := flag.String("context-mode-node", "node", "the node binary context-mode needs (1.0.169: Node >= 22.5)")
-	payloadPath := flag.String("payload", "testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json", "hook payload")
+	payloadPath := flag.String("payload", "testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json", "PostToolUse hook payload")
+	prePath := flag.String("pre-payload", "testdata/payloads/claude-code/2.1.330/hook-PreToolUse.json", "PreToolUse hook payload (a smaller one, timed warm too)")
 	flag.Parse()
 	payload, err := os.ReadFile(*payloadPath)
+	check(err)
+	prePayload, err := os.ReadFile(*prePath)
 	check(err)
 	work, err := os.MkdirTemp("", "hookbench")
 	check(err)
@@ -81,6 +84,7 @@ func main() {
 	for r := 0; r < *rounds; r++ {
 		series["cold"] = append(series["cold"], timeOne(env, payload, ctxhook, "hook", "claude-code", "PostToolUse"))
 		series["warm"] = append(series["warm"], timeOne(env, payload, client, "claude-code", "PostToolUse"))
+		series["warm-pre"] = append(series["warm-pre"], timeOne(env, prePayload, client, "claude-code", "PreToolUse"))
 		if nodeErr == nil {
 			series["node"] = append(series["node"], timeOne(env, nil, "node", "-e", "0"))
 		}
@@ -107,12 +111,13 @@ func main() {
 	wg.Wait()
 
 	wasm, _ := os.Stat("plugin/plugin.wasm")
-	fmt.Printf("rounds %d; plugin.wasm %d bytes\n", *rounds, wasm.Size())
+	fmt.Printf("rounds %d; plugin.wasm %d bytes; PostToolUse payload %d bytes, PreToolUse %d\n", *rounds, wasm.Size(), len(payload), len(prePayload))
 	fmt.Printf("%-44s %8s %8s %8s\n", "command", "p50 ms", "p90 ms", "p99 ms")
 	names := map[string]string{"cold": "ctxhook hook (cold: no daemon, cache present)", "warm": "ctxhook-hook (warm: daemon)",
+		"warm-pre": "ctxhook-hook PreToolUse (warm)",
 		"parallel8": "ctxhook-hook, 8 clients in parallel", "node": "node -e 0", "hello": "Go hello world",
 		"context-mode": "context-mode PostToolUse (same payload)"}
-	for _, k := range []string{"warm", "parallel8", "cold", "node", "hello", "context-mode"} {
+	for _, k := range []string{"warm", "warm-pre", "parallel8", "cold", "node", "hello", "context-mode"} {
 		if len(series[k]) == 0 {
 			continue
 		}
@@ -123,6 +128,7 @@ func main() {
 		n50, n99, h50 := pct(series["node"], 50), pct(series["node"], 99), pct(series["hello"], 50)
 		fmt.Printf("warm p50: %.3fx node -e 0, %.2fx Go hello; warm p99: %.3fx node -e 0 p99\n",
 			pct(series["warm"], 50)/n50, pct(series["warm"], 50)/h50, pct(series["warm"], 99)/n99)
+		fmt.Printf("warm PreToolUse p50: %.3fx node -e 0, %.2fx Go hello\n", pct(series["warm-pre"], 50)/n50, pct(series["warm-pre"], 50)/h50)
 		fmt.Printf("cold p50: %.2fx node -e 0; 8 parallel p99: %.1f ms\n", pct(series["cold"], 50)/n50, pct(series["parallel8"], 99))
 	}
 	if len(series["context-mode"]) > 0 {
