@@ -87,9 +87,13 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  fi; \
 	  echo "$$out" | tail -1; done
 
-bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0 and Go hello, daemon memory, proxy latency
+bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
-	$(GO) run ./host/internal/daemon/hookbench -bin bin
+	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
+	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
+	  { echo "(context-mode not timed: see above)"; set --; }; \
+	  echo "$(GO) run ./host/internal/daemon/hookbench -bin bin $$*"; \
+	  $(GO) run ./host/internal/daemon/hookbench -bin bin "$$@"
 	CTXHOOK_BENCH=1 $(GO) test -count=1 -run TestProxyLatency -v ./host/internal/proxy/ | grep -E 'latency|direct|proxied|added'
 
 check: test ## alias

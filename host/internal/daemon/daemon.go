@@ -11,6 +11,7 @@
 package daemon
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -214,7 +215,7 @@ func (s *slot) close() {
 // (the client is of another build).
 func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.Compiled, pool chan *slot) (retire bool) {
 	conn.SetDeadline(time.Now().Add(hook.DefaultDeadline + 5*time.Second))
-	req, err := wire.Read(conn)
+	req, err := wire.Read(bufio.NewReaderSize(conn, 64<<10))
 	if err != nil || len(req) != 5 {
 		return false
 	}
