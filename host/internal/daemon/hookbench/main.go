@@ -114,7 +114,7 @@ func main() {
 	fmt.Printf("rounds %d; plugin.wasm %d bytes; PostToolUse payload %d bytes, PreToolUse %d\n", *rounds, wasm.Size(), len(payload), len(prePayload))
 	fmt.Printf("%-44s %8s %8s %8s\n", "command", "p50 ms", "p90 ms", "p99 ms")
 	names := map[string]string{"cold": "ctxhook hook (cold: no daemon, cache present)", "warm": "ctxhook-hook (warm: daemon)",
-		"warm-pre": "ctxhook-hook PreToolUse (warm)",
+		"warm-pre":  "ctxhook-hook PreToolUse (warm)",
 		"parallel8": "ctxhook-hook, 8 clients in parallel", "node": "node -e 0", "hello": "Go hello world",
 		"context-mode": "context-mode PostToolUse (same payload)"}
 	for _, k := range []string{"warm", "warm-pre", "parallel8", "cold", "node", "hello", "context-mode"} {
