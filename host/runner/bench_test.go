@@ -2,7 +2,12 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -71,6 +76,50 @@ func BenchmarkPrepareWarm(b *testing.B) {
 	b.SetBytes(int64(len(req.Payload)))
 	for b.Loop() {
 		if _, err := r.Prepare(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// cleanText is 64 KiB of clean payload: Go standard library sources and
+// lines shaped like a tracker's JSON. plugin/internal/redact's corpus tests
+// hold the redactor to no false positive on text like it.
+func cleanText(b *testing.B) string {
+	var buf strings.Builder
+	files, _ := filepath.Glob(filepath.Join(runtime.GOROOT(), "src", "strings", "*.go"))
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil && !strings.HasSuffix(f, "_test.go") && buf.Len() < 32<<10 {
+			buf.Write(data)
+		}
+	}
+	if buf.Len() < 16<<10 {
+		b.Skip("Go's sources are not here")
+	}
+	for i := 0; buf.Len() < 64<<10; i++ {
+		fmt.Fprintf(&buf, `{"id": "TCK-%d", "commit": "%040x", "url": "https://tracker.example.com/browse/TCK-%d", "body": "the key rotation job ran after the token bucket limiter rejected requests", "token_count": %d}`+"\n", i, i*7919, i, i*13)
+	}
+	return buf.String()[:64<<10]
+}
+
+// BenchmarkHandleClean64K is a whole PostToolUse decision, redaction
+// included, on a 64 KiB clean response inside plugin.wasm (as the daemon
+// runs it).
+func BenchmarkHandleClean64K(b *testing.B) {
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: b.TempDir(), NoInterrupt: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close(ctx)
+	text, _ := json.Marshal([]map[string]string{{"type": "text", "text": cleanText(b)}})
+	payload, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "mcp__tickets__get",
+		"tool_input": map[string]string{"id": "1"}, "tool_response": json.RawMessage(text)})
+	req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload),
+		Config: abi.Config{Shaping: abi.ShapingConfig{ThresholdBytes: -1}}}
+	r.Handle(ctx, req)
+	b.SetBytes(64 << 10)
+	for b.Loop() {
+		if _, err := r.Handle(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}

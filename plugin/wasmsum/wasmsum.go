@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "fd0f4e24daf5976a82337885ca1deb2f3f265abdf5328fb134d25d6a4dab5b14"
+const SHA256 = "1875731ba0a571d9575193ba0229d68812caf34b067dbc2c64f328412045658b"
