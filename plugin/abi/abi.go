@@ -155,6 +155,11 @@ type HandleRequest struct {
 	Config Config `json:"config"`
 	// Env holds the CTXHOOK_* environment variables the host saw, raw.
 	Env map[string]string `json:"env,omitempty"`
+	// Environ is the hook's whole environment as KEY=VALUE lines. The
+	// plugin takes the values of sensitive variables (GITHUB_TOKEN,
+	// DB_PASSWORD, *_API_KEY...) as known values and redacts them
+	// wherever they appear; it never stores or echoes the list.
+	Environ []string `json:"environ,omitempty"`
 	// State maps each key from PrepareResponse to its stored value; a key
 	// with no stored value is absent.
 	State map[string]string `json:"state,omitempty"`

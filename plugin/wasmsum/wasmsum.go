@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "1875731ba0a571d9575193ba0229d68812caf34b067dbc2c64f328412045658b"
+const SHA256 = "78326a06ff9f94e8f25ffa3a0f6c896902be51e0030c7cbe1aff9238a3fbc090"

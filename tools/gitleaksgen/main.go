@@ -6,7 +6,8 @@
 // config/gitleaks.toml. The plugin cannot link gitleaks itself (it does not
 // build for wasip1, and its start-up compiles every rule), so this program
 // fetches the module at a pinned version through the Go module proxy and
-// writes each rule's id, pattern, secret group, entropy threshold,
+// writes each rule's id, pattern (its quoting widened to JSON held in a
+// JSON string), secret group, entropy threshold,
 // keywords and the allowlist patterns gitleaks tests the secret itself
 // against (placeholders, documented example keys, values without a digit
 // for the generic rule). Stopwords and the allowlists on the match or the
@@ -37,7 +38,7 @@ const module = "github.com/zricethezav/gitleaks/v8"
 // identifier bytes, quotes, then an assignment. A rule written so is
 // marked assign, and the redactor looks at a keyword's window only when
 // an assignment follows it (a cheap test that spares the regex).
-const assignShape = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+const assignShape = `(?:[ \t\w.-]{0,20})[\\\s'"]{0,12}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
 type catalogue struct {
 	Rules []struct {
@@ -63,6 +64,21 @@ func main() {
 	}
 }
 
+// escapedJSON widens gitleaks' quoting to JSON held in a JSON string,
+// where tool responses often carry secrets ({"text": "{\"token\": \"...\"}"}):
+// a secret may end at any backslash (\" \\\" \n) as well as at a quote,
+// and the quotes and blanks around a generic rule's assignment may be
+// escaped, to three levels.
+func escapedJSON(re string) string {
+	for _, r := range [][2]string{
+		{`(?:[\x60'"\s;]|\\[nr]|$)`, `(?:[\x60'"\s;\\]|$)`},
+		{`[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\x60'"\s=]{0,5}`, `[\\\s'"]{0,12}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)[\\\x60'"\s=]{0,20}`},
+	} {
+		re = strings.ReplaceAll(re, r[0], r[1])
+	}
+	return re
+}
+
 func run(version, out string) error {
 	dl, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
 	if err != nil {
@@ -86,6 +102,7 @@ func run(version, out string) error {
 		if r.Regex == "" {
 			continue
 		}
+		r.Regex = escapedJSON(r.Regex)
 		if _, err := regexp.Compile(r.Regex); err != nil {
 			return fmt.Errorf("rule %s: %v", r.ID, err)
 		}

@@ -70,13 +70,10 @@ func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr 
 		return 0, nil, nil, false
 	}
 	defer conn.Close()
-	var env []string
-	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "CTXHOOK_") {
-			env = append(env, kv)
-		}
-	}
-	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\n")), payload) != nil {
+	// The whole environment: the daemon takes CTXHOOK_* settings from it,
+	// and the plugin redacts the values of sensitive variables.
+	env := os.Environ()
+	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
 		return 0, nil, nil, false
 	}
 	ans, err := wire.Read(&buffered{c: conn})

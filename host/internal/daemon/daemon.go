@@ -5,9 +5,9 @@
 // the in-process path uses.
 //
 // The hook client (ctxhook-hook) talks to it over a Unix socket with
-// wire frames. Request: build id, harness, event, CTXHOOK_* environment as
-// KEY=VALUE lines, payload. Answer: status ("ok" or "mismatch"), exit
-// code, stdout, stderr.
+// wire frames. Request: build id, harness, event, the client's environment
+// (KEY=VALUE entries separated by NUL bytes), payload. Answer: status ("ok"
+// or "mismatch"), exit code, stdout, stderr.
 package daemon
 
 import (
@@ -227,8 +227,11 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 		time.Sleep(o.Delay)
 	}
 	harness, event, envText, payload := string(req[1]), string(req[2]), string(req[3]), req[4]
+	// The client sends its whole environment: CTXHOOK_* variables steer
+	// the hook, and the plugin redacts the values of sensitive ones.
 	env := map[string]string{}
-	for _, line := range strings.Split(envText, "\n") {
+	environ := strings.Split(envText, "\x00")
+	for _, line := range environ {
 		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CTXHOOK_") {
 			env[k] = v
 		}
@@ -253,6 +256,7 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 		s.eng, s.calls = eng, 0
 	}
 	s.calls++
+	s.eng.Environ = func() []string { return environ }
 	// The request's CTXHOOK_* variables win over the daemon's own.
 	s.eng.Getenv = func(k string) string {
 		if v, ok := env[k]; ok {

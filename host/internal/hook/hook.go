@@ -38,7 +38,10 @@ const DefaultDeadline = 10 * time.Second
 type Engine struct {
 	Paths  paths.Paths
 	Getenv func(string) string
-	Now    func() time.Time
+	// Environ is the hook's whole environment (default os.Environ): the
+	// plugin redacts the values of its sensitive variables.
+	Environ func() []string
+	Now     func() time.Time
 	// Persistent keeps the config and the store open across calls, for
 	// long-lived hosts (the proxy); a hook process reads them once anyway.
 	Persistent bool
@@ -143,7 +146,7 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 		return res, err
 	}
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: string(payload), Config: cfg,
-		Env: e.env(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared}
+		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared}
 
 	sd, err := e.stateDir()
 	var unlock func()
@@ -282,6 +285,13 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 		return nil, fmt.Errorf("%v; spool failed too, events lost: %v", err, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)
+}
+
+func (e *Engine) environ() []string {
+	if e.Environ != nil {
+		return e.Environ()
+	}
+	return os.Environ()
 }
 
 func (e *Engine) env() map[string]string {

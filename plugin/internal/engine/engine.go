@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/redact"
@@ -181,7 +182,18 @@ func (d *decision) tally(name string) {
 }
 
 func (d *decision) redactor() *redact.Redactor {
-	return redact.New(d.state.known()...)
+	return redact.New(append(d.state.known(), envSecrets(d.req.Environ)...)...)
+}
+
+// envSecrets are the values of the sensitive variables in environ.
+func envSecrets(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok && len(v) >= redact.MinKnownLen && redact.SensitiveName(k) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // storeTool records a tool call with its full response, redacted with

@@ -9,6 +9,11 @@ var sensitiveWords = []string{"password", "passwd", "pwd", "secret", "token", "a
 	"accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "authorization",
 	"cookie", "credential", "credentials", "sessionid", "session_id", "session-id"}
 
+// SensitiveName reports whether an environment variable or JSON key
+// names a secret: it ends with a sensitive word (GITHUB_TOKEN,
+// DB_PASSWORD, OPENAI_API_KEY), in any case.
+func SensitiveName(name string) bool { return sensitiveKey(name) }
+
 func sensitiveKey(key string) bool {
 	if key == "" || len(key) > 128 {
 		return false
@@ -29,21 +34,19 @@ func sensitiveKey(key string) bool {
 }
 
 // jsonKeys replaces the string value of every sensitive key, at the top
-// level of JSON text (quote `"`) and one level down, inside a JSON string
-// that itself holds JSON (quote `\"`). It is a tolerant scanner, not a
-// parser: it works on any text and never fails, so a truncated or
-// malformed document is still redacted as far as it goes.
+// level of JSON text (quote `"`) and in JSON held in a JSON string, to
+// four levels deep (quotes `\"`, `\\\"`...: a text block holding a
+// document, logged again as a tool's arguments). It is a tolerant
+// scanner, not a parser: it works on any text and never fails, so a
+// truncated or malformed document is still redacted as far as it goes.
 func jsonKeys(s string) (string, int) {
-	if !strings.Contains(s, `"`) {
-		return s, 0
-	}
-	out, n := scanKeys(s, `"`)
-	if strings.Contains(out, `\"`) {
+	n := 0
+	for q, level := `"`, 0; level < 5 && strings.Contains(s, q); q, level = strings.Repeat(`\`, 2*(len(q)-1)+1)+`"`, level+1 {
 		var m int
-		out, m = scanKeys(out, `\"`)
+		s, m = scanKeys(s, q)
 		n += m
 	}
-	return out, n
+	return s, n
 }
 
 func scanKeys(s, q string) (string, int) {
@@ -96,8 +99,10 @@ func scanKeys(s, q string) (string, int) {
 }
 
 // stringEnd finds the closing quote of a string whose content starts at i.
-// With q = `"`, a backslash escapes the next byte. With q = `\"` (a string
-// inside a JSON string), `\\` introduces an escape of the inner string.
+// With q = `"`, a backslash escapes the next byte. With q of b backslashes
+// and a quote (a string inside a JSON string, b = 1, 3, 7...), the string
+// ends at exactly q; a quote after more backslashes is escaped inside it,
+// a quote after fewer means the text left the string (not terminated).
 func stringEnd(s string, i int, q string) (int, bool) {
 	if q == `"` {
 		for i < len(s) {
@@ -112,22 +117,27 @@ func stringEnd(s string, i int, q string) (int, bool) {
 		}
 		return len(s), false
 	}
+	b := len(q) - 1
 	for i < len(s) {
-		switch {
-		case strings.HasPrefix(s[i:], `\\`):
-			i += 2
-			if i < len(s) && s[i] == '\\' {
-				i += 2
-			} else {
-				i++
-			}
-		case strings.HasPrefix(s[i:], `\"`):
-			return i, true
-		case s[i] == '"': // a bare quote cannot occur inside a JSON string
-			return i, false
-		default:
+		if s[i] != '\\' && s[i] != '"' {
 			i++
+			continue
 		}
+		j := i
+		for j < len(s) && s[j] == '\\' {
+			j++
+		}
+		if j < len(s) && s[j] == '"' {
+			switch run := j - i; {
+			case run == b:
+				return i, true
+			case run < b:
+				return i, false
+			}
+			i = j + 1
+			continue
+		}
+		i = j
 	}
 	return len(s), false
 }

@@ -378,7 +378,8 @@ func kindBefore(s string, i, _ int) bool {
 }
 
 // assignedValueAfter accepts what assignAfter accepts when the assignment
-// is followed, past up to 6 quotes, blanks or '=', by at least 10 bytes
+// is followed, past up to 20 quotes, blanks, backslashes or '=', by at
+// least 10 bytes
 // that can make a generic value.
 func assignedValueAfter(s string, i, n int) bool {
 	j := assignEnd(s, i, n)
@@ -388,7 +389,7 @@ func assignedValueAfter(s string, i, n int) bool {
 	for k := 0; k < 4 && j < len(s) && strings.IndexByte("=>:|?,", s[j]) >= 0; k++ {
 		j++
 	}
-	for k := 0; k < 6 && j < len(s) && strings.IndexByte("`'\" \t\n\r\f=", s[j]) >= 0; k++ {
+	for k := 0; k < 21 && j < len(s) && strings.IndexByte("`'\" \t\n\r\f=\\", s[j]) >= 0; k++ {
 		j++
 	}
 	run := 0
@@ -402,7 +403,7 @@ func assignedValueAfter(s string, i, n int) bool {
 }
 
 // assignAfter accepts a keyword followed, within 30 identifier bytes and
-// 3 quotes or spaces, by the first byte of an assignment (= > : | ? ,):
+// 12 quotes, blanks or backslashes, by the first byte of an assignment (= > : | ? ,):
 // what every pattern using it needs (gitleaks allows 20 bytes; the slack
 // covers keywords shorter than the word the pattern names).
 func assignAfter(s string, i, n int) bool { return assignEnd(s, i, n) >= 0 }
@@ -414,7 +415,7 @@ func assignEnd(s string, i, n int) int {
 	for k := 0; k < 30 && j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '.' || s[j] == '-' || isWordByte(s[j])); k++ {
 		j++
 	}
-	for k := 0; k < 3 && j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\'' || s[j] == '"'); k++ {
+	for k := 0; k < 13 && j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\'' || s[j] == '"' || s[j] == '\\'); k++ {
 		j++
 	}
 	if j < len(s) && strings.IndexByte("=>:|?,", s[j]) >= 0 {
