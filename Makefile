@@ -79,7 +79,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzQuery \
 	  ./host/store:FuzzSnippet \
 	  ./host/internal/config:FuzzParse \
-	  ./host/internal/wire:FuzzRead; do \
+	  ./host/internal/wire:FuzzRead \
+	  ./host/internal/state:FuzzSessionPath; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
 	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \

@@ -2,6 +2,8 @@ package daemon_test
 
 import (
 	"bytes"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -298,5 +300,74 @@ func TestAnsweredBeforeStored(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(spool, "*")); len(left) != 0 {
 		t.Errorf("spool not emptied: %v", left)
+	}
+}
+
+// TestPermissions: whatever the umask, every file ctxhook creates (store,
+// -wal, -shm, state, locks, spool, the daemon's lock and socket, the
+// compilation cache) is 0600 and every directory 0700.
+func TestPermissions(t *testing.T) {
+	for _, mask := range []int{0o022, 0o002, 0} {
+		t.Run(fmt.Sprintf("umask %03o", mask), func(t *testing.T) {
+			old := syscall.Umask(mask)
+			defer syscall.Umask(old)
+			f := newFixture(t)
+			// The first hook spawns the daemon and answers in-process (the
+			// store, state, the cache); the later ones go to the daemon
+			// (its spool, its writer).
+			for _, ev := range []string{"SessionStart", "PreToolUse", "PostToolUse"} {
+				f.hook(ev, payload(t, ev))
+			}
+			for i := 0; i < 100; i++ {
+				if _, err := os.Stat(f.paths().Socket()); err == nil {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			f.hook("PostToolUse", payload(t, "PostToolUse"))
+			if n := f.settled(2); n < 2 {
+				t.Fatalf("%d events stored", n)
+			}
+			// A reader keeps -wal and -shm in place while we look.
+			st, err := store.Open(f.paths().DB(), store.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			seen := map[string]bool{}
+			filepath.WalkDir(f.home, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || path == f.home {
+					return nil
+				}
+				fi, err := os.Lstat(path)
+				if err != nil {
+					return nil
+				}
+				want := fs.FileMode(0o600)
+				if fi.IsDir() {
+					want = 0o700
+				}
+				if fi.Mode().Perm() != want {
+					t.Errorf("%s: %v, want %v", path, fi.Mode().Perm(), want)
+				}
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+					t.Errorf("%s: owned by %d", path, st.Uid)
+				}
+				switch {
+				case strings.HasSuffix(path, "-wal"), strings.HasSuffix(path, "-shm"), strings.HasSuffix(path, ".db"):
+					seen[filepath.Ext(path)+path[len(path)-4:]] = true
+				case fi.Mode()&fs.ModeSocket != 0:
+					seen["socket"] = true
+				case strings.Contains(path, "wasm"):
+					seen["cache"] = true
+				case strings.Contains(path, "sessions"):
+					seen["state"] = true
+				}
+				return nil
+			})
+			if len(seen) < 6 {
+				t.Errorf("looked at %v: not every kind of file was there", seen)
+			}
+		})
 	}
 }

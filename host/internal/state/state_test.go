@@ -69,3 +69,23 @@ func TestLockSerialises(t *testing.T) {
 		t.Fatalf("lost updates: %q", v["c"])
 	}
 }
+
+// FuzzSessionPath: whatever a harness sends as a session id (a key is
+// built from it), the state file is a plain name directly inside the
+// state directory, and two different keys never share a file.
+func FuzzSessionPath(f *testing.F) {
+	for _, s := range []string{"../x", `..\x`, "./victim", "/etc/passwd", "a\x00b", "CON", "NUL", "COM1", "x.", "x ", "Ab", "aB",
+		strings.Repeat("k", 1024), "séance", "😀", "session/..", ""} {
+		f.Add("session/"+s, "session/"+s+"x")
+	}
+	d := Dir{path: "/state/root"}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		pa := d.file(a)
+		if filepath.Dir(pa) != d.path || filepath.Clean(pa) != pa || strings.ContainsAny(filepath.Base(pa), "/\\\x00") {
+			t.Fatalf("key %q maps to %q, not a plain file in %s", a, pa, d.path)
+		}
+		if a != b && pa == d.file(b) {
+			t.Fatalf("keys %q and %q share %s", a, b, pa)
+		}
+	})
+}
