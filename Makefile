@@ -11,7 +11,7 @@ FUZZTIME ?= 15s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: chaos rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -37,7 +37,7 @@ verify.wasm: ## fail if the committed plugin.wasm differs from a fresh build
 demo: ## replay the bundled recorded session through the real hooks
 	$(GO) run ./host/cmd/ctxhook demo
 
-test: vet verify.wasm unit fuzz e2e ## everything CI runs
+test: vet verify.wasm unit fuzz chaos e2e ## everything CI runs
 
 vet:
 	$(GO) vet ./...
@@ -90,6 +90,9 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	    out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; \
 	  fi; \
 	  echo "$$out" | tail -1; done
+
+chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok
+	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run TestKillChaos -v ./host/internal/chaos
 
 bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...

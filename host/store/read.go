@@ -393,7 +393,8 @@ func (s *Store) Sessions(limit int) ([]string, error) {
 	return out, st.Err()
 }
 
-// Check runs SQLite's integrity checks on the tables and both indexes.
+// Check runs SQLite's integrity checks on the tables and FTS5's on every
+// full-text index.
 func (s *Store) Check() error {
 	st, _, err := s.conn.Prepare(`PRAGMA integrity_check`)
 	if err != nil {
@@ -408,7 +409,7 @@ func (s *Store) Check() error {
 	if err := st.Err(); err != nil {
 		return err
 	}
-	for _, t := range []string{"events_fts", "events_tri"} {
+	for _, t := range []string{"events_fts", "events_tri", "chunks_fts", "chunks_tri"} {
 		if err := s.conn.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES('integrity-check')`); err != nil {
 			return fmt.Errorf("store: %s integrity: %w", t, err)
 		}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -77,17 +78,27 @@ func Open(path string, o Options) (*Store, error) {
 }
 
 func (s *Store) init(o Options) error {
-	if err := fts5.Register(s.conn); err != nil {
-		return fmt.Errorf("store: fts5: %w", err)
-	}
+	// The busy timeout first: registering FTS5 already reads the schema,
+	// which waits on a writer migrating it.
 	if err := s.conn.BusyTimeout(o.BusyTimeout); err != nil {
 		return fmt.Errorf("store: %w", err)
+	}
+	if err := fts5.Register(s.conn); err != nil {
+		return fmt.Errorf("store: fts5: %w", err)
 	}
 	if o.ReadOnly {
 		return nil
 	}
-	if err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`); err != nil {
-		return fmt.Errorf("store: pragmas: %w", err)
+	// Switching a new database to WAL does not wait on the busy handler:
+	// when another process is doing the same, retry until the timeout.
+	for deadline := time.Now().Add(o.BusyTimeout); ; time.Sleep(10 * time.Millisecond) {
+		err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, sqlite3.BUSY) && !errors.Is(err, sqlite3.LOCKED) || time.Now().After(deadline) {
+			return fmt.Errorf("store: pragmas: %w", err)
+		}
 	}
 	return s.migrate()
 }
@@ -162,6 +173,13 @@ var migrations = []string{
 		offset INTEGER NOT NULL,
 		updated_ms INTEGER NOT NULL
 	) WITHOUT ROWID;`,
+	// Spool files already stored, so a file replayed twice (its writer
+	// died between commit and delete) is stored once.
+	`CREATE TABLE spool_applied(
+		name TEXT PRIMARY KEY,
+		ts_ms INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE INDEX events_call ON events(session, tool_use_id, hook_event) WHERE tool_use_id != '';`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.
@@ -175,8 +193,13 @@ func (s *Store) migrate() error {
 	if v > len(migrations) {
 		return fmt.Errorf("store: %s has schema %d, newer than this ctxhook (%d); upgrade ctxhook", s.path, v, len(migrations))
 	}
-	for ; v < len(migrations); v++ {
+	for v < len(migrations) {
+		// The version is read again under the write lock: another process
+		// may have migrated since (two first hooks at once).
 		err := s.tx(func() error {
+			if v, err = s.userVersion(); err != nil || v >= len(migrations) {
+				return err
+			}
 			if err := s.conn.Exec(migrations[v]); err != nil {
 				return err
 			}
@@ -184,6 +207,9 @@ func (s *Store) migrate() error {
 		})
 		if err != nil {
 			return fmt.Errorf("store: migrate to %d: %w", v+1, err)
+		}
+		if v, err = s.userVersion(); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -221,7 +247,44 @@ func (s *Store) tx(fn func() error) (err error) {
 // Apply writes events and tallies in one transaction, and returns the new
 // event ids in order. Either all of it is stored or none of it.
 func (s *Store) Apply(events []abi.Event, tallies []abi.Effect) (ids []int64, err error) {
+	return s.ApplyOnce(Batch{}, events, tallies)
+}
+
+// Batch says how to store a batch of effects idempotently.
+type Batch struct {
+	// Name (a spool file's line): a name already applied is skipped, in
+	// the same transaction, so a batch replayed twice is stored once.
+	Name string
+	// Retried: the hook may have been handled already (its daemon died
+	// after taking it), so an event of a call already stored (same
+	// session, tool_use_id and hook event) is not stored again.
+	Retried bool
+}
+
+// ApplyOnce is Apply for a batch that may have been applied before.
+func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (ids []int64, err error) {
+	name := b.Name
 	err = s.tx(func() error {
+		if name != "" {
+			// Names start with their spool time in nanoseconds: forget
+			// those older than a week (along the primary key).
+			if err := s.conn.Exec(`DELETE FROM spool_applied WHERE name < '` + strconv.FormatInt(time.Now().Add(-7*24*time.Hour).UnixNano(), 10) + `'`); err != nil {
+				return err
+			}
+			mark, _, err := s.conn.Prepare(`INSERT OR IGNORE INTO spool_applied(name, ts_ms) VALUES(?, ?)`)
+			if err != nil {
+				return err
+			}
+			bindAll(mark, name, time.Now().UnixMilli())
+			err = mark.Exec()
+			mark.Close()
+			if err != nil {
+				return err
+			}
+			if s.conn.Changes() == 0 {
+				return nil // stored before
+			}
+		}
 		ins, _, err := s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
 			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes)
 			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
@@ -239,7 +302,25 @@ func (s *Store) Apply(events []abi.Event, tallies []abi.Effect) (ids []int64, er
 			return err
 		}
 		defer tri.Close()
+		// A hook whose answer was lost (its daemon died after spooling)
+		// ran again in-process: the same call's event is stored once.
+		seen, _, err := s.conn.Prepare(`SELECT id FROM events WHERE session = ? AND tool_use_id = ? AND hook_event = ? AND tool_use_id != '' LIMIT 1`)
+		if err != nil {
+			return err
+		}
+		defer seen.Close()
 		for _, e := range events {
+			if b.Retried && e.ToolUseID != "" {
+				bindAll(seen, e.Session, e.ToolUseID, e.HookEvent)
+				if seen.Step() {
+					ids = append(ids, seen.ColumnInt64(0))
+					seen.Reset()
+					continue
+				}
+				if err := seen.Reset(); err != nil {
+					return err
+				}
+			}
 			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
 				e.ToolUseID, e.Cwd, e.Args, e.Response, e.Text, int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
 				e.Key, int64(e.ContextBytes))

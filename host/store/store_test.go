@@ -5,7 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/google/go-cmp/cmp"
@@ -265,5 +268,61 @@ func TestSearchFiltersTotalAndRefs(t *testing.T) {
 	st, err := s.Stats("s1")
 	if err != nil || st.BytesKeptOut != 4900 || st.MCPCalls != 2 {
 		t.Errorf("stats: kept %d, mcp %d (%v)", st.BytesKeptOut, st.MCPCalls, err)
+	}
+}
+
+// TestConcurrentFirstOpen: processes opening a new store at once (the
+// first hooks after an install) all succeed; one of them migrates.
+func TestConcurrentFirstOpen(t *testing.T) {
+	for round := 0; round < 5; round++ {
+		path := filepath.Join(t.TempDir(), "c.db")
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s, err := Open(path, Options{BusyTimeout: 10 * time.Second})
+				if err == nil {
+					s.Close()
+				}
+				errs <- err
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestApplyOnce: a spool line replayed twice is stored once; a retried
+// hook's event of a call already stored is not stored again; a plain
+// write of the same call is (a harness replaying a payload on purpose).
+func TestApplyOnce(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "o.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now().UnixNano() // spool names start with their time
+	ev := []abi.Event{{TimeMS: 1, Session: "s", Harness: "claude-code", HookEvent: "PostToolUse", Category: "mcp", Tool: "t", ToolUseID: "toolu_1", Text: "x"}}
+	for i := 0; i < 2; i++ {
+		if _, err := s.ApplyOnce(Batch{Name: strconv.FormatInt(now, 10) + "-1-1.jsonl:1"}, ev, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.ApplyOnce(Batch{Retried: true}, ev, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := s.Stats(""); st.Events != 1 {
+		t.Fatalf("%d events after a replay and a retry, want 1", st.Events)
+	}
+	s.Apply(ev, nil)
+	if st, _ := s.Stats(""); st.Events != 2 {
+		t.Fatalf("%d events after a plain write, want 2", st.Events)
 	}
 }

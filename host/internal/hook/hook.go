@@ -50,6 +50,10 @@ type Engine struct {
 	// after the answer went out (the daemon: see ReplaySpool). The spool
 	// file survives the host's death, so nothing acknowledged is lost.
 	Deferred bool
+	// Retried: this hook may have been handled already by a daemon that
+	// died before answering; an event of a call already stored is not
+	// stored again.
+	Retried  bool
 	runner   *runner.Runner
 	cfg      *abi.Config
 	cfgStamp string
@@ -208,7 +212,7 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 		unlock()
 	}
 	if (len(events) > 0 || len(tallies) > 0) && e.Deferred {
-		if err := spool(e.Paths.SpoolDir(), events, tallies, false); err != nil {
+		if err := spool(e.Paths.SpoolDir(), events, tallies, e.Retried, false); err != nil {
 			// The spool cannot be written: store them now after all.
 			res.Warnings = append(res.Warnings, err.Error())
 		} else {
@@ -269,7 +273,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 	if err == nil {
 		replaySpool(e.Paths.SpoolDir(), st)
 		var ids []int64
-		if ids, err = st.Apply(events, tallies); err == nil {
+		if ids, err = st.ApplyOnce(store.Batch{Retried: e.Retried}, events, tallies); err == nil {
 			e.writes++
 			// SQLite runs in its own wasm instance whose memory only grows;
 			// FTS segment merges make it spike. A long-lived engine reopens
@@ -281,7 +285,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 			return ids, nil
 		}
 	}
-	if serr := spool(e.Paths.SpoolDir(), events, tallies, true); serr != nil {
+	if serr := spool(e.Paths.SpoolDir(), events, tallies, e.Retried, true); serr != nil {
 		return nil, fmt.Errorf("%v; spool failed too, events lost: %v", err, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)
@@ -396,6 +400,9 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	if err != nil {
 		return Result{}, err
 	}
+	// Set by the hook client when it hands over a hook a daemon may have
+	// taken before failing to answer.
+	eng.Retried = getenv("CTXHOOK_RETRIED") != ""
 	defer eng.Close(context.Background())
 	return eng.Do(ctx, harness, event, payload)
 }

@@ -22,6 +22,8 @@ import (
 type spooled struct {
 	Events  []abi.Event  `json:"events"`
 	Tallies []abi.Effect `json:"tallies,omitempty"`
+	// Retried: the hook ran again after its daemon may have taken it.
+	Retried bool `json:"retried,omitempty"`
 }
 
 // spoolSeq tells apart files one process spools in the same nanosecond.
@@ -35,11 +37,11 @@ var spoolSeq atomic.Uint64
 // process (the kernel holds it) but not of the machine, the same promise
 // the store makes in WAL mode with synchronous=NORMAL; the daemon spools
 // so before it answers, and its writer stores the file moments later.
-func spool(dir string, events []abi.Event, tallies []abi.Effect, durable bool) error {
+func spool(dir string, events []abi.Event, tallies []abi.Effect, retried, durable bool) error {
 	if err := paths.EnsureDir(dir); err != nil {
 		return err
 	}
-	b, err := json.Marshal(spooled{Events: events, Tallies: tallies})
+	b, err := json.Marshal(spooled{Events: events, Tallies: tallies, Retried: retried})
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func replaySpool(dir string, st *store.Store) int {
 		if os.Rename(f, claimed) != nil {
 			continue // another process took it
 		}
-		if err := replayFile(claimed, st); err != nil {
+		if err := replayFile(claimed, filepath.Base(orig), st); err != nil {
 			os.Rename(claimed, orig)
 			continue
 		}
@@ -102,7 +104,10 @@ func replaySpool(dir string, st *store.Store) int {
 	return n
 }
 
-func replayFile(name string, st *store.Store) error {
+// replayFile stores each line of a spool file once: the lines are named
+// by file and line, and the store skips a name it has applied (a writer
+// killed between commit and delete leaves the file to be replayed again).
+func replayFile(name, base string, st *store.Store) error {
 	fh, err := os.Open(name)
 	if err != nil {
 		return err
@@ -110,12 +115,12 @@ func replayFile(name string, st *store.Store) error {
 	defer fh.Close()
 	sc := bufio.NewScanner(fh)
 	sc.Buffer(make([]byte, 1<<20), 2*MaxInput)
-	for sc.Scan() {
+	for line := 1; sc.Scan(); line++ {
 		var s spooled
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			return err
 		}
-		if _, err := st.Apply(s.Events, s.Tallies); err != nil {
+		if _, err := st.ApplyOnce(store.Batch{Name: base + ":" + strconv.Itoa(line), Retried: s.Retried}, s.Events, s.Tallies); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,210 @@
+// Package chaos is ctxhook's kill-and-fault suite (`make chaos`): many
+// hook processes writing at once while some are killed with SIGKILL, the
+// daemon among them; then nothing any hook acknowledged may be missing,
+// and the store must pass SQLite's and FTS5's integrity checks. It is a
+// test of the built binaries, run only when CTXHOOK_CHAOS is set.
+package chaos
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/store"
+)
+
+func env(t *testing.T, name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func build(t *testing.T) (dir string) {
+	dir = t.TempDir()
+	for _, pkg := range []string{"ctxhook", "ctxhook-hook"} {
+		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../../cmd/"+pkg).CombinedOutput(); err != nil {
+			t.Fatalf("build %s: %s", pkg, out)
+		}
+	}
+	return dir
+}
+
+// payload is a real Claude Code PostToolUse with its own marker word in
+// the response, so its event can be found afterwards.
+func payload(t *testing.T, base map[string]any, marker string) []byte {
+	p := map[string]any{}
+	for k, v := range base {
+		p[k] = v
+	}
+	p["tool_use_id"] = "toolu_" + marker
+	p["tool_response"] = []map[string]string{{"type": "text", "text": "Ticket update " + marker + ": the printer is on fire again"}}
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestKillChaos: 40 rounds of 16 hooks at once (through the hook client,
+// so through the daemon when it is up, else in-process), 30% of them
+// SIGKILLed after 0-60 ms, and the daemon SIGKILLed in every fourth
+// round. A hook that exited 0 acknowledged its event.
+func TestKillChaos(t *testing.T) {
+	if os.Getenv("CTXHOOK_CHAOS") == "" {
+		t.Skip("set CTXHOOK_CHAOS=1 (make chaos)")
+	}
+	rounds, writers := env(t, "CTXHOOK_CHAOS_ROUNDS", 40), env(t, "CTXHOOK_CHAOS_WRITERS", 16)
+	bin := build(t)
+	home, err := os.MkdirTemp("", "cxc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[servers.tickets]\nrelay = true\n"), 0o600)
+	hookEnv := []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_DAEMON_IDLE=2m"}
+	p, _ := paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return home
+		}
+		return ""
+	})
+	defer killDaemons(home)
+
+	raw, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var base map[string]any
+	json.Unmarshal(raw, &base)
+
+	rng := rand.New(rand.NewPCG(2026, 11))
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	procs, kills, killed, daemonKills, slow := 0, 0, 0, 0, 0
+	start := time.Now()
+	for r := 0; r < rounds; r++ {
+		if r%4 == 3 {
+			daemonKills += killDaemons(home)
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < writers; w++ {
+			marker := fmt.Sprintf("chaosR%02dW%02d", r, w)
+			cmd := exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse")
+			cmd.Env = hookEnv
+			cmd.Stdin = bytes.NewReader(payload(t, base, marker))
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			kill := rng.Float64() < 0.3
+			delay := time.Duration(rng.IntN(60)) * time.Millisecond
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			procs++
+			if kill {
+				kills++
+				time.AfterFunc(delay, func() { cmd.Process.Signal(syscall.SIGKILL) })
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				began := time.Now()
+				err := cmd.Wait()
+				mu.Lock()
+				defer mu.Unlock()
+				if time.Since(began) > 10*time.Second+500*time.Millisecond {
+					slow++
+				}
+				if ee, ok := err.(*exec.ExitError); ok {
+					if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+						killed++
+					}
+				}
+				if err == nil { // exit 0: acknowledged
+					acked[marker] = true
+					if stdout.Len() > 0 && !json.Valid(stdout.Bytes()) {
+						t.Errorf("%s: invalid answer %q", marker, stdout.String())
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	// Whatever is still spooled is stored by the next writer: one more
+	// hook, then the daemon's writer, then a final in-process hook.
+	exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse").Run()
+	time.Sleep(500 * time.Millisecond)
+	killDaemons(home)
+	last := exec.Command(filepath.Join(bin, "ctxhook"), "hook", "claude-code", "PostToolUse")
+	last.Env = hookEnv
+	last.Stdin = bytes.NewReader(payload(t, base, "chaosFinal"))
+	last.Run()
+	spooled, _ := filepath.Glob(filepath.Join(p.SpoolDir(), "*"))
+
+	st, err := store.Open(p.DB(), store.Options{}) // FTS5's check is a write
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Check(); err != nil {
+		t.Errorf("integrity: %v", err)
+	}
+	lost, dups, stored := 0, 0, 0
+	for r := 0; r < rounds; r++ {
+		for w := 0; w < writers; w++ {
+			marker := fmt.Sprintf("chaosR%02dW%02d", r, w)
+			hits, err := st.Search(store.ParseQuery(marker), store.SearchOptions{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hits) > 0 {
+				stored++
+			}
+			if len(hits) > 1 {
+				dups += len(hits) - 1
+			}
+			if acked[marker] && len(hits) == 0 {
+				lost++
+				t.Errorf("acknowledged event %s is not in the store", marker)
+			}
+		}
+	}
+	t.Logf("%d hook processes in %d rounds of %d; %d SIGKILLs sent, %d landed before the hook finished; daemon SIGKILLed %d times; %v",
+		procs, rounds, writers, kills, killed, daemonKills, time.Since(start).Round(time.Second))
+	t.Logf("%d acknowledged, %d stored (%d unacknowledged but stored), %d lost, %d duplicates, %d past the deadline; %d spool files left; integrity checked",
+		len(acked), stored, stored-len(acked), lost, dups, slow, len(spooled))
+	if slow > 0 {
+		t.Errorf("%d hooks ran past their deadline", slow)
+	}
+	if rounds*writers >= 640 && (procs < 300 || killed < 90) {
+		t.Errorf("%d processes, %d of them killed: the suite must reach 300 and 90", procs, killed)
+	}
+}
+
+// killDaemons SIGKILLs every daemon serving home and says how many.
+func killDaemons(home string) int {
+	n := 0
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, pe := range procs {
+		b, err := os.ReadFile(pe)
+		cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(pe), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+home+"\x00")) && bytes.Contains(cmdline, []byte("daemon")) {
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(pe))); err == nil {
+				syscall.Kill(pid, syscall.SIGKILL)
+				n++
+			}
+		}
+	}
+	return n
+}
