@@ -44,6 +44,7 @@ func init() {
 		{"search", "[flags] <query>", "full-text search over captured events", runSearch},
 		{"show", "[--json] <id>", "print one captured event in full", runShow},
 		{"stats", "[--session ID | --all] [--json]", "summarise a session", runStats},
+		{"purge", "[--session ID] [--server NAME] [--older-than AGE] [--all] [--dry-run]", "delete captured events for good", runPurge},
 		{"install", "<harness> [--user|--project] [--dry-run]", "wire ctxhook's hooks into a harness", runInstall},
 		{"uninstall", "<harness> [--user|--project] [--dry-run]", "remove exactly what install added", runUninstall},
 		{"doctor", "<harness>", "check what is wired and what is not", runDoctor},

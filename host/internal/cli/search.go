@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -104,12 +105,17 @@ func label(e store.Event) string {
 
 // openStore opens the store read-only for the reading commands, with a
 // helpful message when nothing has been captured yet.
-func openStore(env Env) (*store.Store, int) {
+func openStore(env Env) (*store.Store, int) { return openStoreWith(env, store.Options{ReadOnly: true}) }
+
+func openStoreWith(env Env, o store.Options) (*store.Store, int) {
 	p, err := resolvePaths(env)
 	if err != nil {
 		return nil, fail(env, "%v", err)
 	}
-	st, err := store.Open(p.DB(), store.Options{ReadOnly: true})
+	if _, err := os.Stat(p.DB()); err != nil && !o.ReadOnly {
+		return nil, fail(env, "no store at %s yet: nothing has been captured", p.DB())
+	}
+	st, err := store.Open(p.DB(), o)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fail(env, "no store at %s yet: nothing has been captured (run 'ctxhook install claude-code', or 'ctxhook demo')", p.DB())

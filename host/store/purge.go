@@ -1,0 +1,150 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+)
+
+// PurgeFilter selects what Purge removes; the fields combine (AND). At
+// least one must be set, or All.
+type PurgeFilter struct {
+	Session  string
+	Server   string // events of this MCP server (transcript turns have none)
+	BeforeMS int64  // captured before this time
+	All      bool
+}
+
+func (f PurgeFilter) empty() bool { return f.Session == "" && f.Server == "" && f.BeforeMS == 0 && !f.All }
+
+// Purged says what Purge removed (or would remove, on a dry run).
+type Purged struct {
+	Events int64 `json:"events"`
+	Turns  int64 `json:"turns"`
+	Bytes  int64 `json:"bytes"`
+}
+
+// Purge deletes the events and transcript turns f selects, with their
+// full-text entries, in one transaction. Deleted content is overwritten
+// (secure_delete) and the WAL is truncated afterwards, so what was purged
+// is gone from the files, not only from the tables; VACUUM (vacuum)
+// also returns the space.
+func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
+	var p Purged
+	if f.empty() {
+		return p, fmt.Errorf("store: purge: say what to purge")
+	}
+	evWhere, evArgs := f.where(true)
+	chWhere, chArgs := f.where(false)
+	count := func(sql string, args []any) (n, b int64, err error) {
+		st, _, err := s.conn.Prepare(sql)
+		if err != nil {
+			return 0, 0, err
+		}
+		defer st.Close()
+		bindAll(st, args...)
+		if st.Step() {
+			n, b = st.ColumnInt64(0), st.ColumnInt64(1)
+		}
+		return n, b, st.Err()
+	}
+	var err error
+	if p.Events, p.Bytes, err = count(`SELECT count(*), coalesce(sum(length(args)+length(response)+length(text)), 0) FROM events WHERE `+evWhere, evArgs); err != nil {
+		return p, err
+	}
+	if chWhere != "" {
+		var b int64
+		if p.Turns, b, err = count(`SELECT count(*), coalesce(sum(length(text)), 0) FROM chunks WHERE `+chWhere, chArgs); err != nil {
+			return p, err
+		}
+		p.Bytes += b
+	}
+	if dryRun || p.Events+p.Turns == 0 {
+		return p, nil
+	}
+	if err := s.conn.Exec(`PRAGMA secure_delete=ON`); err != nil {
+		return p, err
+	}
+	exec := func(sql string, args []any) error {
+		st, _, err := s.conn.Prepare(sql)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		bindAll(st, args...)
+		return st.Exec()
+	}
+	err = s.tx(func() error {
+		for _, t := range []string{"events_fts", "events_tri"} {
+			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
+				return err
+			}
+		}
+		if err := exec(`DELETE FROM events WHERE `+evWhere, evArgs); err != nil {
+			return err
+		}
+		if chWhere != "" {
+			for _, t := range []string{"chunks_fts", "chunks_tri"} {
+				if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM chunks WHERE `+chWhere+`)`, chArgs); err != nil {
+					return err
+				}
+			}
+			if err := exec(`DELETE FROM chunks WHERE `+chWhere, chArgs); err != nil {
+				return err
+			}
+		}
+		if f.Session != "" && f.Server == "" && f.BeforeMS == 0 {
+			return exec(`DELETE FROM tallies WHERE session = ?`, []any{f.Session})
+		}
+		if f.All {
+			return exec(`DELETE FROM tallies`, nil)
+		}
+		return nil
+	})
+	if err != nil {
+		return p, fmt.Errorf("store: purge: %w", err)
+	}
+	// FTS5 keeps a deleted row's tokens in its segments until they merge:
+	// rewrite them now, so no word of what was purged stays searchable on
+	// disk.
+	for _, t := range []string{"events_fts", "events_tri", "chunks_fts", "chunks_tri"} {
+		if err := s.conn.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES('optimize')`); err != nil {
+			return p, fmt.Errorf("store: purge: %s: %w", t, err)
+		}
+	}
+	// The old pages may still sit in the WAL: fold it in and empty it.
+	if err := s.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return p, fmt.Errorf("store: purge: checkpoint: %w", err)
+	}
+	if vacuum {
+		if err := s.conn.Exec(`VACUUM`); err != nil {
+			return p, fmt.Errorf("store: purge: vacuum: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// where builds the condition for events (or, with events false, for
+// transcript turns: "" when the filter cannot apply to them).
+func (f PurgeFilter) where(events bool) (string, []any) {
+	var conds []string
+	var args []any
+	if f.Session != "" {
+		conds = append(conds, "session = ?")
+		args = append(args, f.Session)
+	}
+	if f.Server != "" {
+		if !events {
+			return "", nil
+		}
+		conds = append(conds, "server = ?")
+		args = append(args, f.Server)
+	}
+	if f.BeforeMS != 0 {
+		conds = append(conds, "ts_ms < ?")
+		args = append(args, f.BeforeMS)
+	}
+	if len(conds) == 0 {
+		return "1", nil
+	}
+	return strings.Join(conds, " AND "), args
+}

@@ -1,0 +1,78 @@
+package store
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// TestPurge: purging by session, server and age removes exactly those
+// events, and their text is gone from the database files and the
+// indexes, not only from the tables.
+func TestPurge(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	mark := func(session, server string, ts int64) string { return fmt.Sprintf("mark%s%s%d", session, server, ts) }
+	var events []abi.Event
+	for _, session := range []string{"s1", "s2"} {
+		for _, server := range []string{"jira", "sentry"} {
+			for _, ts := range []int64{1000, 2000} {
+				events = append(events, abi.Event{TimeMS: ts, Session: session, Harness: "claude-code", HookEvent: "PostToolUse",
+					Category: "mcp", Tool: "t", Server: server, Text: "ticket body " + mark(session, server, ts)})
+			}
+		}
+	}
+	if _, err := s.Apply(events, []abi.Effect{{Op: abi.OpTally, Session: "s1", Name: "nudges_fired", Count: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Purge(PurgeFilter{}, false, false); err == nil {
+		t.Fatal("an empty filter purged")
+	}
+	steps := []struct {
+		f        PurgeFilter
+		events   int64
+		gone     []string
+		leftover int64
+	}{
+		{PurgeFilter{Session: "s1", Server: "jira"}, 2, []string{mark("s1", "jira", 1000), mark("s1", "jira", 2000)}, 6},
+		{PurgeFilter{BeforeMS: 1500}, 3, []string{mark("s1", "sentry", 1000), mark("s2", "jira", 1000), mark("s2", "sentry", 1000)}, 3},
+		{PurgeFilter{Session: "s2"}, 2, []string{mark("s2", "jira", 2000), mark("s2", "sentry", 2000)}, 1},
+	}
+	for _, st := range steps {
+		dry, err := s.Purge(st.f, true, false)
+		if err != nil || dry.Events != st.events {
+			t.Fatalf("dry run %+v: %+v %v", st.f, dry, err)
+		}
+		p, err := s.Purge(st.f, false, false)
+		if err != nil || p.Events != st.events {
+			t.Fatalf("purge %+v: %+v %v", st.f, p, err)
+		}
+		if stats, _ := s.Stats(""); stats.Events != st.leftover {
+			t.Fatalf("after %+v: %d events left, want %d", st.f, stats.Events, st.leftover)
+		}
+		for _, m := range st.gone {
+			if hits, _ := s.Search(ParseQuery(m), SearchOptions{}); len(hits) != 0 {
+				t.Errorf("%s still found by search", m)
+			}
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				if b, _ := os.ReadFile(path + suffix); bytes.Contains(b, []byte(m)) {
+					t.Errorf("%s still in %s", m, filepath.Base(path+suffix))
+				}
+			}
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := s.Search(ParseQuery(mark("s1", "sentry", 2000)), SearchOptions{}); len(hits) != 1 {
+		t.Errorf("the event no filter selected is gone")
+	}
+}
