@@ -14,7 +14,9 @@ type PurgeFilter struct {
 	All      bool
 }
 
-func (f PurgeFilter) empty() bool { return f.Session == "" && f.Server == "" && f.BeforeMS == 0 && !f.All }
+func (f PurgeFilter) empty() bool {
+	return f.Session == "" && f.Server == "" && f.BeforeMS == 0 && !f.All
+}
 
 // Purged says what Purge removed (or would remove, on a dry run).
 type Purged struct {

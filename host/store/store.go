@@ -30,13 +30,16 @@ type Options struct {
 	BusyTimeout time.Duration
 	// ReadOnly opens an existing store without creating or migrating it.
 	ReadOnly bool
+	// Retention caps the store; writes enforce it now and then.
+	Retention Retention
 }
 
 // Store is an open session store. It is not safe for concurrent use; open
 // one per goroutine (SQLite serialises the writers).
 type Store struct {
-	conn *sqlite3.Conn
-	path string
+	retention Retention
+	conn      *sqlite3.Conn
+	path      string
 }
 
 // Open opens (creating and migrating if needed) the store at path.
@@ -66,7 +69,7 @@ func Open(path string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
-	s := &Store{conn: conn, path: path}
+	s := &Store{conn: conn, path: path, retention: o.Retention}
 	if err := s.init(o); err != nil {
 		conn.Close()
 		return nil, err
@@ -355,6 +358,15 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: write: %w", err)
+	}
+	if s.retention != (Retention{}) {
+		for _, id := range ids {
+			if id%enforceEvery == 0 {
+				// Over a cap is not a failed write: the events are in.
+				s.Enforce(s.retention)
+				break
+			}
+		}
 	}
 	return ids, nil
 }

@@ -278,10 +278,28 @@ const (
 // Config is the user's configuration as the plugin sees it. Zero values
 // mean "use the default"; the plugin applies defaults, not the host.
 type Config struct {
-	Servers map[string]ServerConfig `json:"servers,omitempty"`
-	Capture CaptureConfig           `json:"capture"`
-	Shaping ShapingConfig           `json:"shaping"`
+	Servers   map[string]ServerConfig `json:"servers,omitempty"`
+	Capture   CaptureConfig           `json:"capture"`
+	Shaping   ShapingConfig           `json:"shaping"`
+	Retention RetentionConfig         `json:"retention"`
 }
+
+// RetentionConfig caps the store. Over a cap, events are evicted in
+// RetentionOrder (the least valuable category first) and, within a
+// category, oldest first; the plugin does not read it.
+type RetentionConfig struct {
+	// MaxEvents caps the whole store (default DefaultMaxEvents; -1 = none).
+	MaxEvents int `json:"max_events,omitempty"`
+	// MaxSessionEvents caps one session (default DefaultMaxSessionEvents;
+	// -1 = none).
+	MaxSessionEvents int `json:"max_session_events,omitempty"`
+}
+
+// RetentionOrder lists the event categories from first evicted to last:
+// an MCP response (slow, costly, often unrepeatable) goes only when
+// nothing else is left.
+var RetentionOrder = []string{CategorySession, CategoryPrompt, CategorySearch, CategoryFileRead, CategoryWeb,
+	CategoryTool, CategoryShell, CategorySubagent, CategoryFileEdit, CategoryError, CategoryMCP}
 
 // ShapingConfig bounds what a large MCP response costs the model: above
 // the threshold, where the harness can replace MCP output (Claude Code,
@@ -329,14 +347,17 @@ type CaptureConfig struct {
 
 // Defaults.
 const (
-	DefaultTokenArg       = "session_token"
-	DefaultStartTool      = "start_session"
-	DefaultSkipArg        = "checkpoint_handle"
-	DefaultMaxEventBytes  = 4 << 20
-	DefaultNudgeEvery     = 10
-	DefaultShapeThreshold = 8 << 10
-	DefaultShapeHead      = 1 << 10
-	EnvNudgeEvery         = "CTXHOOK_NUDGE_EVERY"
+	DefaultTokenArg      = "session_token"
+	DefaultStartTool     = "start_session"
+	DefaultSkipArg       = "checkpoint_handle"
+	DefaultMaxEventBytes = 4 << 20
+	// DefaultMaxEvents and DefaultMaxSessionEvents cap the store.
+	DefaultMaxEvents        = 200000
+	DefaultMaxSessionEvents = 20000
+	DefaultNudgeEvery       = 10
+	DefaultShapeThreshold   = 8 << 10
+	DefaultShapeHead        = 1 << 10
+	EnvNudgeEvery           = "CTXHOOK_NUDGE_EVERY"
 )
 
 // DefaultCapturePaths are where a session token is looked for in a tool

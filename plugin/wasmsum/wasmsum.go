@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "78326a06ff9f94e8f25ffa3a0f6c896902be51e0030c7cbe1aff9238a3fbc090"
+const SHA256 = "f7df471ac28581e8b6b706f0ffd26c84cc8a0c875c1bb57cc815ccf4fcd81c8a"

@@ -8,6 +8,10 @@
 //	[capture]
 //	max_event_bytes = 4194304      # per-event cap; -1 = none
 //
+//	[retention]
+//	max_events = 200000            # the whole store; over it, least valuable categories go first, oldest first; -1 = none
+//	max_session_events = 20000     # one session
+//
 //	[shaping]
 //	threshold_bytes = 8192         # larger MCP responses reach the model as head + pointer; -1 = off
 //	head_bytes = 1024              # how much of the text the model still gets
@@ -44,6 +48,10 @@ type file struct {
 		ThresholdBytes int `toml:"threshold_bytes"`
 		HeadBytes      int `toml:"head_bytes"`
 	} `toml:"shaping"`
+	Retention struct {
+		MaxEvents        int `toml:"max_events"`
+		MaxSessionEvents int `toml:"max_session_events"`
+	} `toml:"retention"`
 	Servers map[string]struct {
 		Relay        bool              `toml:"relay"`
 		TokenArg     string            `toml:"token_arg"`
@@ -85,7 +93,11 @@ func Parse(text string) (abi.Config, error) {
 		return abi.Config{}, fmt.Errorf("config: unknown keys: %s", strings.Join(keys, ", "))
 	}
 	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes},
-		Shaping: abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes}}
+		Shaping:   abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes},
+		Retention: abi.RetentionConfig{MaxEvents: f.Retention.MaxEvents, MaxSessionEvents: f.Retention.MaxSessionEvents}}
+	if f.Retention.MaxEvents < -1 || f.Retention.MaxSessionEvents < -1 {
+		return abi.Config{}, fmt.Errorf("config: retention.max_events and max_session_events must be -1 (no cap) or positive")
+	}
 	if f.Shaping.ThresholdBytes < -1 || f.Shaping.HeadBytes < 0 {
 		return abi.Config{}, fmt.Errorf("config: shaping.threshold_bytes must be -1 (off) or positive, head_bytes positive")
 	}

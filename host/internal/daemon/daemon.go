@@ -25,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -297,7 +298,8 @@ func writer(ctx context.Context, o Options, kick <-chan struct{}) {
 	pass := func() {
 		if st == nil {
 			var err error
-			if st, err = store.Open(o.Paths.DB(), store.Options{}); err != nil {
+			cfg, _ := config.Load(o.Paths.Config) // a bad config still has the default caps
+			if st, err = store.Open(o.Paths.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)}); err != nil {
 				o.Log("store: " + err.Error())
 				st = nil
 				return

@@ -263,7 +263,8 @@ func (e *Engine) indexTranscripts(ctx context.Context, res *Result, cfg abi.Conf
 func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error) {
 	st, err := e.st, error(nil)
 	if st == nil {
-		st, err = store.Open(e.Paths.DB(), store.Options{})
+		cfg, _ := e.config() // a bad config still has the default caps
+		st, err = store.Open(e.Paths.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)})
 		if err == nil && e.Persistent {
 			e.st = st
 		} else if err == nil {

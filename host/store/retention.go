@@ -1,0 +1,130 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// Retention caps the store (0 or less: no cap).
+type Retention struct {
+	MaxEvents, MaxSessionEvents int
+}
+
+// RetentionFrom turns the config's caps into a Retention, defaults filled.
+func RetentionFrom(c abi.RetentionConfig) Retention {
+	r := Retention{MaxEvents: c.MaxEvents, MaxSessionEvents: c.MaxSessionEvents}
+	if r.MaxEvents == 0 {
+		r.MaxEvents = abi.DefaultMaxEvents
+	}
+	if r.MaxSessionEvents == 0 {
+		r.MaxSessionEvents = abi.DefaultMaxSessionEvents
+	}
+	return r
+}
+
+// enforceEvery: a write whose new event id is a multiple of this checks
+// the caps, so the cost of counting is spread thin and every writer (hook
+// process, daemon, proxy) takes its turn.
+const enforceEvery = 200
+
+// rank orders events for eviction: abi.RetentionOrder's position of the
+// category (unknown categories first), then age.
+func rank() string {
+	var b strings.Builder
+	b.WriteString("CASE category")
+	for i, c := range abi.RetentionOrder {
+		fmt.Fprintf(&b, " WHEN '%s' THEN %d", c, i+1)
+	}
+	b.WriteString(" ELSE 0 END, id")
+	return b.String()
+}
+
+// Enforce evicts events over the caps: in each session over its cap, then
+// in the whole store, the least valuable category first and, within one,
+// the oldest first. It returns how many went.
+func (s *Store) Enforce(r Retention) (int64, error) {
+	var evicted int64
+	err := s.tx(func() error {
+		if r.MaxSessionEvents > 0 {
+			st, _, err := s.conn.Prepare(`SELECT session, count(*) FROM events GROUP BY session HAVING count(*) > ?`)
+			if err != nil {
+				return err
+			}
+			bindAll(st, int64(r.MaxSessionEvents))
+			over := map[string]int64{}
+			for st.Step() {
+				over[st.ColumnText(0)] = st.ColumnInt64(1) - int64(r.MaxSessionEvents)
+			}
+			err = st.Err()
+			st.Close()
+			if err != nil {
+				return err
+			}
+			for session, n := range over {
+				m, err := s.evict(`session = ?`, []any{session}, n)
+				if err != nil {
+					return err
+				}
+				evicted += m
+			}
+		}
+		if r.MaxEvents > 0 {
+			st, _, err := s.conn.Prepare(`SELECT count(*) FROM events`)
+			if err != nil {
+				return err
+			}
+			var total int64
+			if st.Step() {
+				total = st.ColumnInt64(0)
+			}
+			st.Close()
+			if n := total - int64(r.MaxEvents); n > 0 {
+				m, err := s.evict(`1`, nil, n)
+				if err != nil {
+					return err
+				}
+				evicted += m
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: retention: %w", err)
+	}
+	return evicted, nil
+}
+
+// evict deletes the n lowest-ranked events matching where, with their
+// index entries.
+func (s *Store) evict(where string, args []any, n int64) (int64, error) {
+	sel := `SELECT id FROM events WHERE ` + where + ` ORDER BY ` + rank() + ` LIMIT ` + strconv.FormatInt(n, 10)
+	exec := func(sql string) error {
+		st, _, err := s.conn.Prepare(sql)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		bindAll(st, args...)
+		return st.Exec()
+	}
+	if err := s.conn.Exec(`CREATE TEMP TABLE IF NOT EXISTS evict(id INTEGER PRIMARY KEY)`); err != nil {
+		return 0, err
+	}
+	defer s.conn.Exec(`DELETE FROM temp.evict`)
+	if err := exec(`INSERT INTO temp.evict ` + sel); err != nil {
+		return 0, err
+	}
+	for _, t := range []string{"events_fts", "events_tri", "events"} {
+		col := "rowid"
+		if t == "events" {
+			col = "id"
+		}
+		if err := s.conn.Exec(`DELETE FROM ` + t + ` WHERE ` + col + ` IN (SELECT id FROM temp.evict)`); err != nil {
+			return 0, err
+		}
+	}
+	return s.conn.Changes(), nil
+}
