@@ -66,15 +66,7 @@ func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 	if err := s.conn.Exec(`PRAGMA secure_delete=ON`); err != nil {
 		return p, err
 	}
-	exec := func(sql string, args []any) error {
-		st, _, err := s.conn.Prepare(sql)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		bindAll(st, args...)
-		return st.Exec()
-	}
+	exec := s.execArgs
 	err = s.tx(func() error {
 		for _, t := range []string{"events_fts", "events_tri"} {
 			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
@@ -149,4 +141,15 @@ func (f PurgeFilter) where(events bool) (string, []any) {
 		return "1", nil
 	}
 	return strings.Join(conds, " AND "), args
+}
+
+// execArgs runs one statement with its arguments bound.
+func (s *Store) execArgs(sql string, args []any) error {
+	st, _, err := s.conn.Prepare(sql)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	bindAll(st, args...)
+	return st.Exec()
 }

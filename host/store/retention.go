@@ -101,20 +101,11 @@ func (s *Store) Enforce(r Retention) (int64, error) {
 // index entries.
 func (s *Store) evict(where string, args []any, n int64) (int64, error) {
 	sel := `SELECT id FROM events WHERE ` + where + ` ORDER BY ` + rank() + ` LIMIT ` + strconv.FormatInt(n, 10)
-	exec := func(sql string) error {
-		st, _, err := s.conn.Prepare(sql)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		bindAll(st, args...)
-		return st.Exec()
-	}
 	if err := s.conn.Exec(`CREATE TEMP TABLE IF NOT EXISTS evict(id INTEGER PRIMARY KEY)`); err != nil {
 		return 0, err
 	}
 	defer s.conn.Exec(`DELETE FROM temp.evict`)
-	if err := exec(`INSERT INTO temp.evict ` + sel); err != nil {
+	if err := s.execArgs(`INSERT INTO temp.evict `+sel, args); err != nil {
 		return 0, err
 	}
 	for _, t := range []string{"events_fts", "events_tri", "events"} {

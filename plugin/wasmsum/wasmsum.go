@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "f7df471ac28581e8b6b706f0ffd26c84cc8a0c875c1bb57cc815ccf4fcd81c8a"
+const SHA256 = "b878cafcb97e4ecdd45c50fa75bde891246eea5d861dc72a24e4af6470063bdc"

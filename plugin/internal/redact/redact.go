@@ -315,17 +315,14 @@ func keyAssignAfter(s string, i, n int) bool {
 	return j < len(s) && (s[j] == ':' || s[j] == '=')
 }
 
-// quotedValueAfter accepts an assignment followed, past up to 6 quotes,
-// blanks or '=', by a double-quoted run of 8-20 value bytes.
+// quotedValueAfter accepts an assignment followed, past up to 20 quotes,
+// blanks, backslashes or '=', by a double-quoted run of 8-20 value bytes.
 func quotedValueAfter(s string, i, n int) bool {
-	j := assignEnd(s, i, n)
+	j := afterAssign(s, i, n)
 	if j < 0 {
 		return false
 	}
-	for k := 0; k < 4 && j < len(s) && strings.IndexByte("=>:|?,", s[j]) >= 0; k++ {
-		j++
-	}
-	for k := 0; k < 7 && j < len(s); k++ {
+	for k := 0; k < 21 && j < len(s); k++ {
 		if s[j] == '"' {
 			run := 0
 			for q := j + 1; q < len(s) && run <= 20; q++ {
@@ -377,17 +374,26 @@ func kindBefore(s string, i, _ int) bool {
 	return j >= 5 && strings.EqualFold(s[j-5:j], "kind:")
 }
 
-// assignedValueAfter accepts what assignAfter accepts when the assignment
-// is followed, past up to 20 quotes, blanks, backslashes or '=', by at
-// least 10 bytes
-// that can make a generic value.
-func assignedValueAfter(s string, i, n int) bool {
+// afterAssign is where the value may start after the assignment that
+// follows the anchor at s[i:i+n] (its operator bytes skipped), or -1.
+func afterAssign(s string, i, n int) int {
 	j := assignEnd(s, i, n)
 	if j < 0 {
-		return false
+		return -1
 	}
 	for k := 0; k < 4 && j < len(s) && strings.IndexByte("=>:|?,", s[j]) >= 0; k++ {
 		j++
+	}
+	return j
+}
+
+// assignedValueAfter accepts what assignAfter accepts when the assignment
+// is followed, past up to 20 quotes, blanks, backslashes or '=', by at
+// least 10 bytes that can make a generic value.
+func assignedValueAfter(s string, i, n int) bool {
+	j := afterAssign(s, i, n)
+	if j < 0 {
+		return false
 	}
 	for k := 0; k < 21 && j < len(s) && strings.IndexByte("`'\" \t\n\r\f=\\", s[j]) >= 0; k++ {
 		j++
