@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "b878cafcb97e4ecdd45c50fa75bde891246eea5d861dc72a24e4af6470063bdc"
+const SHA256 = "fc5fa982cb3df4ed8ffa97f5d5646ae9d302cd234ec8bd0077491a3e781fb86b"

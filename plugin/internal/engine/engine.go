@@ -185,11 +185,12 @@ func (d *decision) redactor() *redact.Redactor {
 	return redact.New(append(d.state.known(), envSecrets(d.req.Environ)...)...)
 }
 
-// envSecrets are the values of the sensitive variables in environ.
+// envSecrets are the values of the sensitive variables in environ. PWD
+// and OLDPWD end in "pwd" but hold the working directory.
 func envSecrets(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && len(v) >= redact.MinKnownLen && redact.SensitiveName(k) {
+		if k, v, ok := strings.Cut(kv, "="); ok && len(v) >= redact.MinKnownLen && redact.SensitiveName(k) && k != "PWD" && k != "OLDPWD" {
 			out = append(out, v)
 		}
 	}

@@ -101,3 +101,12 @@ func FuzzHandle(f *testing.F) {
 		}
 	})
 }
+
+func TestEnvSecrets(t *testing.T) {
+	got := envSecrets([]string{"PWD=/work/project", "OLDPWD=/home/dev", "GITHUB_TOKEN=ghp_0123456789abcdef", "DB_PASSWORD=short",
+		"OPENAI_API_KEY=sk-proj-abcdefgh12345678", "PATH=/usr/bin:/bin", "not an entry"})
+	want := []string{"ghp_0123456789abcdef", "sk-proj-abcdefgh12345678"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("envSecrets = %q, want %q", got, want)
+	}
+}
