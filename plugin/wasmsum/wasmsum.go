@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "fc5fa982cb3df4ed8ffa97f5d5646ae9d302cd234ec8bd0077491a3e781fb86b"
+const SHA256 = "9516cfd90d0cb6a9979a798a4e2470ee824332d209f9c8b87331472d0ddcd92c"

@@ -205,11 +205,19 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 	a, n1 := r.String(compact(args))
 	body, n2 := r.String(string(response))
 	// The rendered text repeats the response: its redactions are the
-	// response's, not new ones.
-	if readable == nil {
+	// response's, not new ones. Rendered from the response itself, and
+	// nothing in the response needed redacting, it has nothing to redact
+	// either (every pattern also matches the escaped form; a secret only
+	// its unescaped form shows would stay in the stored response anyway):
+	// one pass over the text saved on the common path.
+	same := readable == nil
+	if same {
 		readable = response
 	}
-	text, _ := r.String(d.readableText(readable))
+	text := d.readableText(readable)
+	if !same || n2 > 0 {
+		text, _ = r.String(text)
+	}
 	ev.Args = a
 	ev.ResponseBytes = len(response)
 	ev.Redactions = n1 + n2
