@@ -292,11 +292,30 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 	return nil, fmt.Errorf("%v; events spooled for later", err)
 }
 
+// environ is what the plugin gets of the hook's environment: the entries
+// whose name could name a secret and whose value is long enough to be
+// redacted (the plugin's own rule, abi.HandleRequest.Environ, is
+// narrower; this only spares sending PATH and its kind on every call).
 func (e *Engine) environ() []string {
+	all := os.Environ()
 	if e.Environ != nil {
-		return e.Environ()
+		all = e.Environ()
 	}
-	return os.Environ()
+	var out []string
+	for _, kv := range all {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || len(v) < 8 {
+			continue
+		}
+		upper := strings.ToUpper(k)
+		for _, w := range []string{"PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "COOKIE", "CREDENTIAL", "SESSION"} {
+			if strings.Contains(upper, w) {
+				out = append(out, kv)
+				break
+			}
+		}
+	}
+	return out
 }
 
 func (e *Engine) env() map[string]string {
