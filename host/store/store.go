@@ -176,13 +176,14 @@ var migrations = []string{
 		offset INTEGER NOT NULL,
 		updated_ms INTEGER NOT NULL
 	) WITHOUT ROWID;`,
-	// Spool files already stored, so a file replayed twice (its writer
-	// died between commit and delete) is stored once.
+	// Batches already stored (a spool line, a hook's request), so one
+	// applied twice (its writer died between commit and delete; its
+	// daemon took it and died before answering) is stored once.
 	`CREATE TABLE spool_applied(
 		name TEXT PRIMARY KEY,
 		ts_ms INTEGER NOT NULL
 	) WITHOUT ROWID;
-	CREATE INDEX events_call ON events(session, tool_use_id, hook_event) WHERE tool_use_id != '';`,
+	CREATE INDEX spool_applied_time ON spool_applied(ts_ms);`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.
@@ -253,15 +254,13 @@ func (s *Store) Apply(events []abi.Event, tallies []abi.Effect) (ids []int64, er
 	return s.ApplyOnce(Batch{}, events, tallies)
 }
 
-// Batch says how to store a batch of effects idempotently.
+// Batch names a batch of effects that may be applied more than once: a
+// spool file's line, or a hook request (the hook client names each, and
+// a hook it re-runs in-process after its daemon took the request keeps
+// the name). A name already applied is skipped, in the same
+// transaction. The empty name is never skipped.
 type Batch struct {
-	// Name (a spool file's line): a name already applied is skipped, in
-	// the same transaction, so a batch replayed twice is stored once.
 	Name string
-	// Retried: the hook may have been handled already (its daemon died
-	// after taking it), so an event of a call already stored (same
-	// session, tool_use_id and hook event) is not stored again.
-	Retried bool
 }
 
 // ApplyOnce is Apply for a batch that may have been applied before.
@@ -269,9 +268,8 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 	name := b.Name
 	err = s.tx(func() error {
 		if name != "" {
-			// Names start with their spool time in nanoseconds: forget
-			// those older than a week (along the primary key).
-			if err := s.conn.Exec(`DELETE FROM spool_applied WHERE name < '` + strconv.FormatInt(time.Now().Add(-7*24*time.Hour).UnixNano(), 10) + `'`); err != nil {
+			// A name is forgotten after a week: no retry comes that late.
+			if err := s.conn.Exec(`DELETE FROM spool_applied WHERE ts_ms < ` + strconv.FormatInt(time.Now().Add(-7*24*time.Hour).UnixMilli(), 10)); err != nil {
 				return err
 			}
 			mark, _, err := s.conn.Prepare(`INSERT OR IGNORE INTO spool_applied(name, ts_ms) VALUES(?, ?)`)
@@ -305,25 +303,7 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 			return err
 		}
 		defer tri.Close()
-		// A hook whose answer was lost (its daemon died after spooling)
-		// ran again in-process: the same call's event is stored once.
-		seen, _, err := s.conn.Prepare(`SELECT id FROM events WHERE session = ? AND tool_use_id = ? AND hook_event = ? AND tool_use_id != '' LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		defer seen.Close()
 		for _, e := range events {
-			if b.Retried && e.ToolUseID != "" {
-				bindAll(seen, e.Session, e.ToolUseID, e.HookEvent)
-				if seen.Step() {
-					ids = append(ids, seen.ColumnInt64(0))
-					seen.Reset()
-					continue
-				}
-				if err := seen.Reset(); err != nil {
-					return err
-				}
-			}
 			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
 				e.ToolUseID, e.Cwd, e.Args, e.Response, e.Text, int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
 				e.Key, int64(e.ContextBytes))

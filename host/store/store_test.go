@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -299,30 +298,27 @@ func TestConcurrentFirstOpen(t *testing.T) {
 	}
 }
 
-// TestApplyOnce: a spool line replayed twice is stored once; a retried
-// hook's event of a call already stored is not stored again; a plain
-// write of the same call is (a harness replaying a payload on purpose).
+// TestApplyOnce: a named batch (a spool line, a hook request) applied
+// twice is stored once; batches without a name are always stored (a
+// harness replaying a payload on purpose).
 func TestApplyOnce(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "o.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	now := time.Now().UnixNano() // spool names start with their time
 	ev := []abi.Event{{TimeMS: 1, Session: "s", Harness: "claude-code", HookEvent: "PostToolUse", Category: "mcp", Tool: "t", ToolUseID: "toolu_1", Text: "x"}}
-	for i := 0; i < 2; i++ {
-		if _, err := s.ApplyOnce(Batch{Name: strconv.FormatInt(now, 10) + "-1-1.jsonl:1"}, ev, nil); err != nil {
+	for _, name := range []string{"1-2-3.jsonl:1", "req:abc-1", "1-2-3.jsonl:1", "req:abc-1"} {
+		if _, err := s.ApplyOnce(Batch{Name: name}, ev, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.ApplyOnce(Batch{Retried: true}, ev, nil); err != nil {
-		t.Fatal(err)
-	}
-	if st, _ := s.Stats(""); st.Events != 1 {
-		t.Fatalf("%d events after a replay and a retry, want 1", st.Events)
+	if st, _ := s.Stats(""); st.Events != 2 {
+		t.Fatalf("%d events after two names applied twice each, want 2", st.Events)
 	}
 	s.Apply(ev, nil)
-	if st, _ := s.Stats(""); st.Events != 2 {
-		t.Fatalf("%d events after a plain write, want 2", st.Events)
+	s.Apply(ev, nil)
+	if st, _ := s.Stats(""); st.Events != 4 {
+		t.Fatalf("%d events after two unnamed writes, want 4", st.Events)
 	}
 }

@@ -46,15 +46,16 @@ func main() {
 	}
 	p, perr := paths.Resolve(os.Getenv)
 	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
-		code, out, errOut, sent, ok := ask(p.Socket(), harness, event, payload)
+		// Every hook gets a name; a hook re-run in-process keeps it, so its
+		// events are stored once even if the daemon took it and died.
+		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
+			os.Setenv("CTXHOOK_REQUEST_ID", strconv.FormatInt(time.Now().UnixNano(), 36)+"-"+strconv.Itoa(os.Getpid()))
+		}
+		code, out, errOut, ok := ask(p.Socket(), harness, event, payload)
 		if ok {
 			os.Stdout.Write(out)
 			os.Stderr.Write(errOut)
 			os.Exit(code)
-		}
-		if sent {
-			// The daemon had the request and may have stored its event.
-			os.Setenv("CTXHOOK_RETRIED", "1")
 		}
 		spawnDaemon()
 	}
@@ -63,34 +64,33 @@ func main() {
 
 // ask sends the request to the daemon; ok is false when the daemon cannot
 // answer it (then the caller answers in-process).
-func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr []byte, sent, ok bool) {
+func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr []byte, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
 	var st syscall.Stat_t
 	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return 0, nil, nil, sent, false
+		return 0, nil, nil, false
 	}
 	conn, err := dial(sock, daemonWait)
 	if err != nil {
-		return 0, nil, nil, sent, false
+		return 0, nil, nil, false
 	}
 	defer conn.Close()
 	// The whole environment: the daemon takes CTXHOOK_* settings from it,
 	// and the plugin redacts the values of sensitive variables.
 	env := os.Environ()
 	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
-		return 0, nil, nil, false, false
+		return 0, nil, nil, false
 	}
-	sent = true
 	ans, err := wire.Read(&buffered{c: conn})
 	if err != nil || len(ans) != 4 || string(ans[0]) != "ok" {
-		return 0, nil, nil, sent, false
+		return 0, nil, nil, false
 	}
 	code, err = strconv.Atoi(string(ans[1]))
 	if err != nil {
-		return 0, nil, nil, sent, false
+		return 0, nil, nil, false
 	}
-	return code, ans[2], ans[3], sent, true
+	return code, ans[2], ans[3], true
 }
 
 // full is the ctxhook binary: CTXHOOK_BIN, else next to this one.

@@ -212,7 +212,7 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 		unlock()
 	}
 	if (len(events) > 0 || len(tallies) > 0) && e.Deferred {
-		if err := spool(e.Paths.SpoolDir(), events, tallies, e.Retried, false); err != nil {
+		if err := spool(e.Paths.SpoolDir(), events, tallies, e.request(), false); err != nil {
 			// The spool cannot be written: store them now after all.
 			res.Warnings = append(res.Warnings, err.Error())
 		} else {
@@ -274,7 +274,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 	if err == nil {
 		replaySpool(e.Paths.SpoolDir(), st)
 		var ids []int64
-		if ids, err = st.ApplyOnce(store.Batch{Retried: e.Retried}, events, tallies); err == nil {
+		if ids, err = st.ApplyOnce(store.Batch{Name: e.request()}, events, tallies); err == nil {
 			e.writes++
 			// SQLite runs in its own wasm instance whose memory only grows;
 			// FTS segment merges make it spike. A long-lived engine reopens
@@ -286,10 +286,24 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 			return ids, nil
 		}
 	}
-	if serr := spool(e.Paths.SpoolDir(), events, tallies, e.Retried, true); serr != nil {
+	if serr := spool(e.Paths.SpoolDir(), events, tallies, e.request(), true); serr != nil {
 		return nil, fmt.Errorf("%v; spool failed too, events lost: %v", err, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)
+}
+
+// request names this hook's batch of events (store.Batch): the hook
+// client gives every hook an id (CTXHOOK_REQUEST_ID) and keeps it when it
+// re-runs a hook in-process that its daemon took and did not answer, so
+// the events are stored once whichever run stores them first.
+func (e *Engine) request() string {
+	if e.Getenv == nil {
+		return ""
+	}
+	if id := e.Getenv("CTXHOOK_REQUEST_ID"); id != "" {
+		return "req:" + id
+	}
+	return ""
 }
 
 // environ is what the plugin gets of the hook's environment: the entries
@@ -420,9 +434,6 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	if err != nil {
 		return Result{}, err
 	}
-	// Set by the hook client when it hands over a hook a daemon may have
-	// taken before failing to answer.
-	eng.Retried = getenv("CTXHOOK_RETRIED") != ""
 	defer eng.Close(context.Background())
 	return eng.Do(ctx, harness, event, payload)
 }

@@ -22,8 +22,8 @@ import (
 type spooled struct {
 	Events  []abi.Event  `json:"events"`
 	Tallies []abi.Effect `json:"tallies,omitempty"`
-	// Retried: the hook ran again after its daemon may have taken it.
-	Retried bool `json:"retried,omitempty"`
+	// Request names the hook's batch (Engine.request), if it has one.
+	Request string `json:"request,omitempty"`
 }
 
 // spoolSeq tells apart files one process spools in the same nanosecond.
@@ -37,11 +37,11 @@ var spoolSeq atomic.Uint64
 // process (the kernel holds it) but not of the machine, the same promise
 // the store makes in WAL mode with synchronous=NORMAL; the daemon spools
 // so before it answers, and its writer stores the file moments later.
-func spool(dir string, events []abi.Event, tallies []abi.Effect, retried, durable bool) error {
+func spool(dir string, events []abi.Event, tallies []abi.Effect, request string, durable bool) error {
 	if err := paths.EnsureDir(dir); err != nil {
 		return err
 	}
-	b, err := json.Marshal(spooled{Events: events, Tallies: tallies, Retried: retried})
+	b, err := json.Marshal(spooled{Events: events, Tallies: tallies, Request: request})
 	if err != nil {
 		return err
 	}
@@ -104,9 +104,10 @@ func replaySpool(dir string, st *store.Store) int {
 	return n
 }
 
-// replayFile stores each line of a spool file once: the lines are named
-// by file and line, and the store skips a name it has applied (a writer
-// killed between commit and delete leaves the file to be replayed again).
+// replayFile stores each line of a spool file once: a line is named by
+// its hook's request, else by file and line, and the store skips a name
+// it has applied (a writer killed between commit and delete leaves the
+// file to be replayed again).
 func replayFile(name, base string, st *store.Store) error {
 	fh, err := os.Open(name)
 	if err != nil {
@@ -120,7 +121,11 @@ func replayFile(name, base string, st *store.Store) error {
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			return err
 		}
-		if _, err := st.ApplyOnce(store.Batch{Name: base + ":" + strconv.Itoa(line), Retried: s.Retried}, s.Events, s.Tallies); err != nil {
+		name := s.Request // the hook's own name, else the file's line
+		if name == "" {
+			name = base + ":" + strconv.Itoa(line)
+		}
+		if _, err := st.ApplyOnce(store.Batch{Name: name}, s.Events, s.Tallies); err != nil {
 			return err
 		}
 	}
