@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "9516cfd90d0cb6a9979a798a4e2470ee824332d209f9c8b87331472d0ddcd92c"
+const SHA256 = "7d3c52c3eebc1d8bf6910254f50da9f26e23e440307c3850e575a4830f1eb36f"

@@ -80,16 +80,9 @@ func (s Server) CaptureValue(v any, err error) (string, bool) {
 	return "", false
 }
 
-// Normalize turns any rendering of a tool result into the shape of an MCP
-// CallToolResult, so one set of capture paths serves every adapter.
-func Normalize(result json.RawMessage) any {
-	v, err := jsonfast.Decode(result)
-	if err != nil {
-		return nil
-	}
-	return normalize(v)
-}
-
+// normalize turns any rendering of a tool result, decoded, into the shape
+// of an MCP CallToolResult, so one set of capture paths serves every
+// adapter.
 func normalize(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
