@@ -19,11 +19,10 @@ const nudgeMarker = "ctxhook: MCP responses in this session are stored and index
 
 // claudeRun is one Claude Code run with ctxhook installed.
 type claudeRun struct {
-	Home, Project, CtxhookBin string
-	Model                     *fakemodel.Server
-	MCPLog                    string
-	Stdout, Stderr            string
-	HookRecord                string // when set, hooks append payloads here
+	*clientRun
+	CtxhookBin     string
+	Stdout, Stderr string
+	HookRecord     string // when set, hooks append payloads here
 }
 
 func (r *claudeRun) env() []string {
@@ -67,19 +66,8 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	}
 	claude := npmInstall(t, "@anthropic-ai/claude-code", ClaudeCodeVersion, "claude")
 	ctxhook, testmcp := binaries(t)
-	tmp := t.TempDir()
-	r := &claudeRun{Home: filepath.Join(tmp, "home"), Project: filepath.Join(tmp, "project"), CtxhookBin: ctxhook,
-		MCPLog: filepath.Join(tmp, "mcp.log.jsonl"), HookRecord: record}
-	for _, d := range []string{r.Home, r.Project} {
-		os.MkdirAll(d, 0o755)
-	}
-	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { model.Close() })
-	r.Model = model
-	keepLogs(t, model, &r.MCPLog)
+	r := &claudeRun{clientRun: newClientRun(t, script), CtxhookBin: ctxhook, HookRecord: record}
+	tmp := r.Tmp
 
 	// Wire ctxhook in exactly as a user would.
 	out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, ctxhook, "install", "claude-code")
