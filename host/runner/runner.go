@@ -115,10 +115,12 @@ func New(ctx context.Context, o Options) (*Runner, error) {
 	if o.NoInterrupt {
 		timeout = 0
 	}
+	cached := false
 	if o.CacheDir != "" {
 		if err := os.MkdirAll(o.CacheDir, 0o700); err == nil {
 			if cache, err := wazero.NewCompilationCacheWithDir(o.CacheDir); err == nil {
 				rc = rc.WithCompilationCache(cache)
+				cached = true
 			}
 		}
 	}
@@ -127,7 +129,14 @@ func New(ctx context.Context, o Options) (*Runner, error) {
 		Timeout: uint64(timeout.Milliseconds()),
 		Memory:  &extism.ManifestMemory{MaxPages: pages},
 	}
+	var release func(bool)
+	if cached {
+		release = coldLock(ctx, o.CacheDir, wasm)
+	}
 	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, nil)
+	if release != nil {
+		release(err == nil)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("runner: compile plugin: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
@@ -39,6 +40,7 @@ func main() {
 		os.Stderr.WriteString("ctxhook: usage: ctxhook-hook <harness> <event>; the agent continues without ctxhook\n")
 		os.Exit(0)
 	}
+	start := time.Now()
 	harness, event := os.Args[1], os.Args[2]
 	payload, err := io.ReadAll(io.LimitReader(os.Stdin, MaxInput+1))
 	if err != nil {
@@ -58,6 +60,13 @@ func main() {
 			os.Exit(code)
 		}
 		spawnDaemon()
+		// A daemon that took the hook and never answered used part of the
+		// budget: the in-process run gets what is left (at least a second;
+		// past its deadline it answers and finishes in the background).
+		if spent := time.Since(start); spent > 100*time.Millisecond {
+			rest := max(budget.Hook(os.Getenv)-spent, time.Second)
+			os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
+		}
 	}
 	inProcess(harness, event, payload)
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 )
@@ -20,5 +22,44 @@ func runHook(ctx context.Context, env Env, args []string) int {
 			strings.Join(hook.Harnesses, ", "))
 		return 0
 	}
-	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr}, env.Getenv)
+	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Finish: finishLater}, env.Getenv)
+}
+
+// finishLater runs `ctxhook hook` again in a process of its own, in its
+// own session and with nothing of the harness's (no pipes it would wait
+// on): stdin an unlinked temporary file holding the payload, the same
+// file the hook client uses for an in-process run, and stdout and stderr
+// /dev/null. This process then answers the agent and exits.
+func finishLater(harness, event string, payload []byte, extra []string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	in, err := os.CreateTemp("", "ctxhook-payload-")
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	os.Remove(in.Name())
+	if _, err := in.Write(payload); err != nil {
+		return err
+	}
+	if _, err := in.Seek(0, 0); err != nil {
+		return err
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	proc, err := os.StartProcess(self, []string{"ctxhook", "hook", harness, event}, &os.ProcAttr{
+		Dir:   "/",
+		Env:   append(os.Environ(), extra...),
+		Files: []*os.File{in, null, null},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return err
+	}
+	return proc.Release()
 }

@@ -100,6 +100,17 @@ func Run(ctx context.Context, o Options) error {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return ErrRunning
 	}
+	// One compiled module for every instance: the code once in memory, and
+	// a recycled instance costs an instantiation. Compiled without
+	// cancellation checks (7x faster calls); the watchdog in serve ends
+	// the daemon if a call ever overruns. Compiled before the socket
+	// exists: a hook that finds no socket runs in-process at once, where
+	// one finding a socket still compiling would wait for its answer.
+	compiled, err := runner.Compile(ctx, runner.Options{CacheDir: o.Paths.WasmCache(), NoInterrupt: true})
+	if err != nil {
+		return err
+	}
+	defer compiled.Close(context.Background())
 	os.Remove(sock) // a stale socket of a dead daemon (we hold the lock)
 	old := syscall.Umask(0o077)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
@@ -111,15 +122,6 @@ func Run(ctx context.Context, o Options) error {
 	defer ln.Close()
 	os.Chmod(sock, 0o600)
 
-	// One compiled module for every instance: the code once in memory, and
-	// a recycled instance costs an instantiation. Compiled without
-	// cancellation checks (7x faster calls); the watchdog in serve ends
-	// the daemon if a call ever overruns.
-	compiled, err := runner.Compile(ctx, runner.Options{CacheDir: o.Paths.WasmCache(), NoInterrupt: true})
-	if err != nil {
-		return err
-	}
-	defer compiled.Close(context.Background())
 	pool := make(chan *slot, o.Instances)
 	for i := 0; i < o.Instances; i++ {
 		pool <- &slot{}

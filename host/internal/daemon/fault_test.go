@@ -103,7 +103,7 @@ func (f *fixture) startDaemon(extraEnv ...string) *exec.Cmd {
 	if err := cmd.Start(); err != nil {
 		f.t.Fatal(err)
 	}
-	for i := 0; i < 200; i++ {
+	for i := 0; i < 1000; i++ { // the daemon compiles the plugin first
 		if _, err := os.Stat(f.paths().Socket()); err == nil {
 			return cmd
 		}
@@ -233,6 +233,35 @@ func TestFaults(t *testing.T) {
 				t.Errorf("event lost: %d stored", n)
 			}
 		})
+	}
+}
+
+// TestFinishedLate: a hook that cannot decide within its deadline (here
+// 50 ms, on a cold compilation cache) answers the agent at once and does
+// not lose its event: a background process finishes the hook, and the
+// event is stored, once.
+func TestFinishedLate(t *testing.T) {
+	f := newFixture(t)
+	out, errOut, _ := f.hook("PostToolUse", payload(t, "PostToolUse"), "CTXHOOK_NO_DAEMON=1", "CTXHOOK_HOOK_DEADLINE_MS=50")
+	if out != "" || !strings.Contains(errOut, "finishes in the background") {
+		t.Fatalf("answer %q, stderr %q: want no answer and the hand-off named", out, errOut)
+	}
+	var n int64
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end) && n == 0; time.Sleep(50 * time.Millisecond) {
+		n = f.events()
+	}
+	if n == 0 {
+		t.Fatal("the event was not stored by the finisher")
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n = f.events(); n != 1 {
+		t.Errorf("%d events stored, want 1", n)
+	}
+	// The finisher answered nobody, and it ran the hook through: the
+	// relay state it wrote is there for the next call.
+	st, err := os.ReadDir(f.paths().StateDir())
+	if err != nil || len(st) == 0 {
+		t.Errorf("no state written by the finisher (%v)", err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
@@ -31,7 +32,7 @@ const MaxInput = 64 << 20
 
 // DefaultDeadline is the whole hook's budget unless CTXHOOK_HOOK_DEADLINE_MS
 // says otherwise; it is well inside every harness's own hook timeout.
-const DefaultDeadline = 10 * time.Second
+const DefaultDeadline = budget.Default
 
 // Engine runs hooks with one loaded plugin. The hook command makes one per
 // process; the demo reuses one for a whole replay.
@@ -50,10 +51,6 @@ type Engine struct {
 	// after the answer went out (the daemon: see ReplaySpool). The spool
 	// file survives the host's death, so nothing acknowledged is lost.
 	Deferred bool
-	// Retried: this hook may have been handled already by a daemon that
-	// died before answering; an event of a call already stored is not
-	// stored again.
-	Retried  bool
 	runner   *runner.Runner
 	cfg      *abi.Config
 	cfgStamp string
@@ -346,21 +343,55 @@ func (e *Engine) env() map[string]string {
 type IO struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
+	// Finish, when set, hands a hook that reached its deadline to a
+	// process of its own (see Run): the payload, and the environment
+	// entries the finisher needs on top of this process's. Nil: a hook
+	// at its deadline is dropped.
+	Finish func(harness, event string, payload []byte, env []string) error
 }
+
+// EnvLate marks a hook being finished in the background: its budget is
+// budget.Late and it is not handed on again.
+const EnvLate = "CTXHOOK_HOOK_LATE"
 
 // Deadline is a hook's budget: CTXHOOK_HOOK_DEADLINE_MS, else
 // DefaultDeadline.
 func Deadline(getenv func(string) string) time.Duration {
-	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
-		return time.Duration(ms) * time.Millisecond
-	}
-	return DefaultDeadline
+	return budget.Hook(getenv)
 }
 
 // Run is `ctxhook hook <harness> <event>`: the whole fail-open contract.
+//
+// At the deadline the agent gets its answer (none: exit 0) whatever the
+// hook is doing. The payload is not dropped with it: when it was read in
+// full, stdio.Finish hands it to a background process that runs the same
+// hook to the end, under the same request id, so its events are stored
+// once even if this process got as far as storing them. The usual cause
+// is a cold start: many hooks at once on a machine where the plugin is
+// not compiled yet.
 func Run(ctx context.Context, harness, event string, stdio IO, getenv func(string) string) int {
 	warn := func(msg string) { fmt.Fprintf(stdio.Stderr, "ctxhook: %s\n", oneLine(msg)) }
+	late := getenv(EnvLate) != ""
 	deadline := Deadline(getenv)
+	if late {
+		deadline = max(deadline, budget.Late)
+	}
+	var extra []string // what a finisher needs on top of the environment
+	if stdio.Finish != nil && !late {
+		if getenv("CTXHOOK_REQUEST_ID") == "" {
+			// A name for this hook's events, kept by its finisher.
+			id := strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
+			outer := getenv
+			getenv = func(k string) string {
+				if k == "CTXHOOK_REQUEST_ID" {
+					return id
+				}
+				return outer(k)
+			}
+			extra = append(extra, "CTXHOOK_REQUEST_ID="+id)
+		}
+		extra = append(extra, EnvLate+"=1")
+	}
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 
@@ -369,12 +400,24 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		err error
 	}
 	done := make(chan outcome, 1)
+	read := make(chan []byte, 1) // the payload, once read in full
 	go func() {
-		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv)
+		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read)
 		done <- outcome{res, err}
 	}()
 	select {
 	case <-ctx.Done():
+		var payload []byte
+		select {
+		case payload = <-read:
+		default:
+		}
+		if payload != nil && stdio.Finish != nil && !late {
+			if err := stdio.Finish(harness, event, payload, extra); err == nil {
+				warn(fmt.Sprintf("%s %s: no answer within %v; the agent continues without ctxhook, and the hook finishes in the background", harness, event, deadline))
+				return 0
+			}
+		}
 		warn(fmt.Sprintf("%s %s: gave up after %v; the agent continues without ctxhook", harness, event, deadline))
 		return 0
 	case o := <-done:
@@ -415,7 +458,7 @@ func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload
 	return res.ExitCode, res.Stdout, stderr.String()
 }
 
-func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string) (Result, error) {
+func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string, read chan<- []byte) (Result, error) {
 	payload, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	if err != nil {
 		return Result{}, fmt.Errorf("read stdin: %w", err)
@@ -423,6 +466,7 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	if len(payload) > MaxInput {
 		return Result{}, fmt.Errorf("payload larger than %d MiB", MaxInput>>20)
 	}
+	read <- payload
 	p, err := paths.Resolve(getenv)
 	if err != nil {
 		return Result{}, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,6 +164,68 @@ func TestDeadline(t *testing.T) {
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Fatalf("took %v", d)
+	}
+}
+
+// TestDeadlineHandsOn: at the deadline a hook whose payload was read in
+// full hands it to Finish, named, and marked late; one whose stdin never
+// closed has nothing to hand on. A late hook is never handed on again: it
+// gets the late budget and answers.
+func TestDeadlineHandsOn(t *testing.T) {
+	type call struct {
+		payload []byte
+		extra   []string
+	}
+	run := func(e env, stdin io.Reader) (calls []call, stdout, stderr string) {
+		var out, errb bytes.Buffer
+		finish := func(harness, event string, payload []byte, extra []string) error {
+			if harness != "claude-code" || event != "PostToolUse" {
+				t.Errorf("handed on %s %s", harness, event)
+			}
+			calls = append(calls, call{payload, extra})
+			return nil
+		}
+		if code := Run(context.Background(), "claude-code", "PostToolUse", IO{Stdin: stdin, Stdout: &out, Stderr: &errb, Finish: finish}, e.get); code != 0 {
+			t.Errorf("exit %d", code)
+		}
+		return calls, out.String(), errb.String()
+	}
+	p := payload(t, "PostToolUse")
+
+	// 5 ms: the payload is read at once, loading the plugin takes longer.
+	e := home(t)
+	e["CTXHOOK_HOOK_DEADLINE_MS"] = "5"
+	calls, out, stderr := run(e, bytes.NewReader(p))
+	if len(calls) != 1 || !bytes.Equal(calls[0].payload, p) || out != "" || !strings.Contains(stderr, "finishes in the background") {
+		t.Fatalf("handed on %d times, stdout %q, stderr %q", len(calls), out, stderr)
+	}
+	extra := strings.Join(calls[0].extra, " ")
+	if !strings.Contains(extra, EnvLate+"=1") || !strings.Contains(extra, "CTXHOOK_REQUEST_ID=") {
+		t.Errorf("finisher's environment %q: want it late and named", extra)
+	}
+	e["CTXHOOK_REQUEST_ID"] = "given-by-the-client"
+	if calls, _, _ = run(e, bytes.NewReader(p)); len(calls) != 1 || strings.Contains(strings.Join(calls[0].extra, " "), "CTXHOOK_REQUEST_ID") {
+		t.Errorf("a named hook keeps its name (inherited by the finisher), got %+v", calls)
+	}
+	// This process's own runs go on behind the answers; let them end
+	// before the directory is removed.
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end) && eventsIn(t, e) < 2; {
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	r, w, _ := os.Pipe() // stdin that never closes
+	defer w.Close()
+	e = home(t)
+	e["CTXHOOK_HOOK_DEADLINE_MS"] = "5"
+	if calls, _, stderr = run(e, r); len(calls) != 0 || !strings.Contains(stderr, "gave up") {
+		t.Errorf("an unread payload was handed on (%d), stderr %q", len(calls), stderr)
+	}
+
+	e = home(t)
+	e["CTXHOOK_HOOK_DEADLINE_MS"] = "5"
+	e[EnvLate] = "1"
+	if calls, out, _ = run(e, bytes.NewReader(p)); len(calls) != 0 || !strings.Contains(out, "additionalContext") {
+		t.Errorf("a late hook: handed on %d times, answer %q; want it run to the end", len(calls), out)
 	}
 }
 

@@ -1,0 +1,27 @@
+// Package budget is a hook's time budget. It is shared by the hook
+// command and the hook client, which must not link the hook package (its
+// start-up would pay for the plugin runner and SQLite).
+package budget
+
+import (
+	"strconv"
+	"time"
+)
+
+// Default is a hook's whole budget unless CTXHOOK_HOOK_DEADLINE_MS says
+// otherwise; it is well inside every harness's own hook timeout.
+const Default = 10 * time.Second
+
+// Late is the budget of a hook finished in the background after its
+// process answered the agent at the deadline (see hook.Run): nobody waits
+// for it, but it must still end.
+const Late = 2 * time.Minute
+
+// Hook is the budget: CTXHOOK_HOOK_DEADLINE_MS when it is a positive
+// number of milliseconds, else Default.
+func Hook(getenv func(string) string) time.Duration {
+	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return Default
+}
