@@ -115,6 +115,7 @@ var kinds = []kind{
 	{name: "json-api-key", gen: rnd(Alnum, 32), ctx: []string{`{"apiKey": "%s"}`, `{"x-api-key": "%s"}`}},
 	{name: "low-entropy-password", gen: func(r *rand.Rand) string { return "hunter" + RandString(r, "0123456789", 4) + "hunter" }, ctx: []string{"password=%s", `{"db_password": "%s"}`, "PGPASSWORD: %s", "passwd: %s"}},
 	{name: "env-db-password", gen: rnd(Alnum, 20), ctx: []string{"DB_PASSWORD=%s", "export SECRET_KEY=%s"}},
+	{name: "cli-flag", gen: func(r *rand.Rand) string { return "hunter" + RandString(r, "0123456789", 4) }, ctx: []string{"mysql -u root --password %s prod", `{"command": "deploy --api-key %s --region eu"}`, "vault login --token '%s'"}},
 	{name: "relay-token", gen: cat(lit("tok_"), rnd(Alnum, 60)), ctx: []string{"%s", `{"echo": "%s"}`, "next step uses %s"}, known: true},
 	{name: "env-value", gen: rnd(Alnum, 24), ctx: []string{"the build printed %s", `{"x": "%s"}`}, known: true},
 }

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "7d3c52c3eebc1d8bf6910254f50da9f26e23e440307c3850e575a4830f1eb36f"
+const SHA256 = "b5cebca78dbad7a4bef816618f11bb9258df5520279e71bc7b0c7fae8a745afa"

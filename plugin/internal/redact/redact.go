@@ -112,6 +112,13 @@ var ownRules = []*rule{
 			"auth_token", "auth-token", "access_key", "access-key", "private_key", "private-key"},
 		pattern: `(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
 		repl:    "${1}" + Marker},
+	// A secret given to a command-line flag after a space (`--password
+	// hunter2`; `--password=...` is key_value's). The value must not
+	// start like another flag, and six bytes at least, so "the --token
+	// flag" stays as it is.
+	{kind: "cli_flag", anchors: []string{"--"}, pre: flagAfter,
+		pattern: `(?i)(--(?:[a-z0-9]+-)*(?:password|passwd|pwd|token|secret|api-?key|access-?key|client-secret)[ \t]+["']?)[^\s"'\\-][^\s"'\\]{5,}`,
+		repl:    "${1}" + Marker},
 	// An Authorization header's value, whatever its scheme.
 	{kind: "auth_header", anchors: []string{"authorization"},
 		pattern: `(?i)(\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|apikey)\s+)?)[A-Za-z0-9._~+/=-]{8,}`,
@@ -297,6 +304,26 @@ var sharper = map[string]struct {
 	"kubernetes-secret-yaml": {pre: kindBefore, back: 400},
 	// the value is a quoted string of 8-20 bytes after the assignment.
 	"hashicorp-tf-password": {pre: quotedValueAfter},
+}
+
+// flagAfter accepts a "--" that starts a flag name (letters, digits,
+// dashes) ending in one of cli_flag's words and followed by a blank: a
+// separator line of dashes or a decrement costs no pattern.
+func flagAfter(s string, i, n int) bool {
+	j := i + n
+	for j < len(s) && j-i < 64 && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9' || s[j] == '-') {
+		j++
+	}
+	if j == i+n || j >= len(s) || s[j] != ' ' && s[j] != '\t' {
+		return false
+	}
+	name := strings.ToLower(s[i+n : j])
+	for _, w := range []string{"password", "passwd", "pwd", "token", "secret", "apikey", "api-key", "accesskey", "access-key"} {
+		if strings.HasSuffix(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyAssignAfter accepts an anchor that ends a key (at most 20 more key

@@ -199,3 +199,20 @@ func FuzzFindAnchors(f *testing.F) {
 		}
 	})
 }
+
+func TestCLIFlag(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"mysql -u root --password hunter2x prod", "mysql -u root --password " + Marker + " prod"},
+		{"deploy --API-KEY 'abc123def' now", "deploy --API-KEY '" + Marker + "' now"},
+		{"vault login --token\ts.abcdefgh", "vault login --token\t" + Marker},
+		{"pass the --token flag", "pass the --token flag"},
+		{"--token --verbose", "--token --verbose"},
+		{"--token-file /etc/token", "--token-file /etc/token"},
+		{"i-- ; x --", "i-- ; x --"},
+		{strings.Repeat("-", 200) + " token", strings.Repeat("-", 200) + " token"},
+	} {
+		if got, _ := New().String(tt.in); got != tt.want {
+			t.Errorf("%q: got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
