@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
@@ -30,13 +31,26 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	// SIGINT (a daemon run by hand) stops it in order. SIGTERM is left to
+	// the runtime, which ends the process at once: the watchdog relies on
+	// that (see daemon's watch), and nothing acknowledged is lost by it
+	// (events are in spool files before any answer).
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT)
 	defer stop()
 	o := daemon.Options{Paths: p, Getenv: env.Getenv, Idle: *idle,
 		// Knobs for the fault tests only: another build's id, a delay per request.
 		BuildID: env.Getenv("CTXHOOK_DAEMON_TEST_BUILD_ID")}
 	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_DELAY_MS")); err == nil {
 		o.Delay = time.Duration(ms) * time.Millisecond
+	}
+	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_WATCHDOG_MS")); err == nil && ms > 0 {
+		o.Watchdog = time.Duration(ms) * time.Millisecond
+	}
+	if f := env.Getenv("CTXHOOK_DAEMON_TEST_PLUGIN"); f != "" {
+		var err error
+		if o.Plugin, err = os.ReadFile(f); err != nil {
+			return fail(env, "%v", err)
+		}
 	}
 	if *verbose {
 		o.Log = func(s string) { fmt.Fprintf(env.Stderr, "ctxhook daemon: %s\n", s) }

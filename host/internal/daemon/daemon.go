@@ -56,6 +56,11 @@ type Options struct {
 	BuildID string
 	// Log receives one line per notable thing (default: nowhere).
 	Log func(string)
+	// Watchdog ends the daemon when one call runs longer (default
+	// hook.DefaultDeadline).
+	Watchdog time.Duration
+	// Plugin replaces the embedded plugin.wasm (fault tests).
+	Plugin []byte
 	// Delay holds every request this long before handling it: fault tests
 	// use it to kill or outwait a daemon mid-call.
 	Delay time.Duration
@@ -71,6 +76,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Instances == 0 {
 		o.Instances = 1
+	}
+	if o.Watchdog == 0 {
+		o.Watchdog = hook.DefaultDeadline
 	}
 	if o.Recycle == 0 {
 		o.Recycle = 1000
@@ -106,7 +114,7 @@ func Run(ctx context.Context, o Options) error {
 	// the daemon if a call ever overruns. Compiled before the socket
 	// exists: a hook that finds no socket runs in-process at once, where
 	// one finding a socket still compiling would wait for its answer.
-	compiled, err := runner.Compile(ctx, runner.Options{CacheDir: o.Paths.WasmCache(), NoInterrupt: true})
+	compiled, err := runner.Compile(ctx, runner.Options{Wasm: o.Plugin, CacheDir: o.Paths.WasmCache(), NoInterrupt: true})
 	if err != nil {
 		return err
 	}
@@ -274,12 +282,9 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	// overruns the deadline ends the whole daemon. Its clients answer
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
-	dog := time.AfterFunc(hook.DefaultDeadline, func() {
-		o.Log("a call overran the deadline: exiting")
-		os.Exit(3)
-	})
+	disarm := watch(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
 	code, stdout, stderr := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
-	dog.Stop()
+	disarm()
 	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(code)), []byte(stdout), []byte(stderr))
 	return false
 }

@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -262,6 +263,50 @@ func TestFinishedLate(t *testing.T) {
 	st, err := os.ReadDir(f.paths().StateDir())
 	if err != nil || len(st) == 0 {
 		t.Errorf("no state written by the finisher (%v)", err)
+	}
+}
+
+// TestStuckGuest: a guest call that never returns ends the daemon at its
+// watchdog even when the Go runtime itself stands still. The plugin here
+// loops forever on a payload naming "loop", in a daemon where every
+// allocation starts a collection (GOGC=1): the second hook's request is
+// read while the first loops, so the runtime stops the world and waits
+// for the looping call, timers and all. The hooks answer in-process
+// meanwhile.
+func TestStuckGuest(t *testing.T) {
+	wasm := filepath.Join(t.TempDir(), "faulty.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", wasm, "../../runner/testdata/faulty")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s", b)
+	}
+	f := newFixture(t)
+	d := f.startDaemon("CTXHOOK_DAEMON_TEST_PLUGIN="+wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=1500", "GOGC=1")
+	exited := make(chan error, 1)
+	go func() { exited <- d.Wait() }()
+
+	var p map[string]any
+	json.Unmarshal(payload(t, "PostToolUse"), &p)
+	p["note"] = "loop"
+	looping, _ := json.Marshal(p)
+	first := exec.Command(f.client, "claude-code", "PostToolUse")
+	first.Env = f.env
+	first.Stdin = bytes.NewReader(looping)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if out, _, _ := f.hook("PostToolUse", payload(t, "PostToolUse")); !strings.Contains(out, "hookSpecificOutput") && out != "" {
+		t.Errorf("second hook answered %q", out)
+	}
+	if err := first.Wait(); err != nil {
+		t.Errorf("first hook: %v", err)
+	}
+	select {
+	case err := <-exited:
+		t.Logf("daemon ended: %v", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon still runs 20 s after a call overran its 1.5 s watchdog")
 	}
 }
 
