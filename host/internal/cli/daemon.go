@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hook"
 )
 
 // runDaemon is `ctxhook daemon`: the warm path for hooks. ctxhook-hook
@@ -33,7 +34,7 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	}
 	// SIGINT (a daemon run by hand) stops it in order. SIGTERM is left to
 	// the runtime, which ends the process at once: the watchdog relies on
-	// that (see daemon's watch), and nothing acknowledged is lost by it
+	// that (see package watchdog), and nothing acknowledged is lost by it
 	// (events are in spool files before any answer).
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT)
 	defer stop()
@@ -46,7 +47,7 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_WATCHDOG_MS")); err == nil && ms > 0 {
 		o.Watchdog = time.Duration(ms) * time.Millisecond
 	}
-	if f := env.Getenv("CTXHOOK_DAEMON_TEST_PLUGIN"); f != "" {
+	if f := env.Getenv(hook.EnvTestPlugin); f != "" {
 		var err error
 		if o.Plugin, err = os.ReadFile(f); err != nil {
 			return fail(env, "%v", err)

@@ -22,7 +22,7 @@ func runHook(ctx context.Context, env Env, args []string) int {
 			strings.Join(hook.Harnesses, ", "))
 		return 0
 	}
-	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Finish: finishLater}, env.Getenv)
+	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Finish: finishLater, Process: true}, env.Getenv)
 }
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its

@@ -29,6 +29,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -282,7 +283,7 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	// overruns the deadline ends the whole daemon. Its clients answer
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
-	disarm := watch(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
+	disarm := watchdog.Arm(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
 	code, stdout, stderr := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
 	disarm()
 	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(code)), []byte(stdout), []byte(stderr))

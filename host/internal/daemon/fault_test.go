@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 )
@@ -274,14 +275,9 @@ func TestFinishedLate(t *testing.T) {
 // for the looping call, timers and all. The hooks answer in-process
 // meanwhile.
 func TestStuckGuest(t *testing.T) {
-	wasm := filepath.Join(t.TempDir(), "faulty.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", wasm, "../../runner/testdata/faulty")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("%s", b)
-	}
+	wasm := faultyWasm(t)
 	f := newFixture(t)
-	d := f.startDaemon("CTXHOOK_DAEMON_TEST_PLUGIN="+wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=1500", "GOGC=1")
+	d := f.startDaemon("CTXHOOK_TEST_PLUGIN="+wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=1500", "GOGC=1")
 	exited := make(chan error, 1)
 	go func() { exited <- d.Wait() }()
 
@@ -307,6 +303,49 @@ func TestStuckGuest(t *testing.T) {
 		t.Logf("daemon ended: %v", err)
 	case <-time.After(20 * time.Second):
 		t.Fatal("the daemon still runs 20 s after a call overran its 1.5 s watchdog")
+	}
+}
+
+// faultyWasm builds the plugin that misbehaves on request.
+func faultyWasm(t *testing.T) string {
+	wasm := filepath.Join(t.TempDir(), "faulty.wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", wasm, "../../runner/testdata/faulty")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s", b)
+	}
+	return wasm
+}
+
+// TestStuckGuestInProcess: `ctxhook hook` with a plugin that loops
+// answers at its deadline and hands the hook on; the late run's calls
+// can be stopped, so it ends after one call timeout instead of spending
+// its two minutes on the loop.
+func TestStuckGuestInProcess(t *testing.T) {
+	f := newFixture(t)
+	cmd := exec.Command(f.ctxhook, "hook", "claude-code", "PostToolUse")
+	cmd.Env = append([]string{hook.EnvTestPlugin + "=" + faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000"}, f.env...)
+	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PostToolUse","note":"loop"}`)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil || out.Len() != 0 || !strings.Contains(errb.String(), "finishes in the background") {
+		t.Fatalf("exit %v, stdout %q, stderr %q", err, out.String(), errb.String())
+	}
+	late := func() (n int) {
+		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+f.home+"\x00")) && bytes.Contains(b, []byte(hook.EnvLate+"=1")) {
+				n++
+			}
+		}
+		return n
+	}
+	end := time.Now().Add(30 * time.Second)
+	for late() > 0 && time.Now().Before(end) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := late(); n > 0 {
+		t.Fatalf("the late run of a looping hook still runs after 30 s")
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
+	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -348,7 +349,14 @@ type IO struct {
 	// entries the finisher needs on top of this process's. Nil: a hook
 	// at its deadline is dropped.
 	Finish func(harness, event string, payload []byte, env []string) error
+	// Process: Run owns the process (ctxhook hook), and a kernel
+	// watchdog may end it when the deadline cannot be kept (see Run).
+	Process bool
 }
+
+// EnvTestPlugin names a plugin to load instead of the embedded one: a knob
+// for the fault tests only (a plugin that loops, traps, exhausts memory).
+const EnvTestPlugin = "CTXHOOK_TEST_PLUGIN"
 
 // EnvLate marks a hook being finished in the background: its budget is
 // budget.Late and it is not handed on again.
@@ -394,6 +402,14 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	}
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
+	// The answer at the deadline below rests on a Go timer, which stands
+	// still if a collection waits for a guest call that never returns.
+	// Past the deadline and a second more, the kernel ends the process
+	// (SIGTERM: no answer, an exit status the harness reports and
+	// passes).
+	if stdio.Process {
+		defer watchdog.Arm(deadline+time.Second, func() {})()
+	}
 
 	type outcome struct {
 		res Result
@@ -473,8 +489,17 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	}
 	// A hook process needs no interruptible guest calls: Run's deadline
 	// answers and the process exits, taking a stuck call with it. Without
-	// the cancellation checks each call is about 7x faster.
-	eng, err := NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true})
+	// the cancellation checks each call is about 7x faster. A hook being
+	// finished late has no one waiting: its calls can be stopped, so a
+	// payload that makes the plugin loop costs two seconds, not the whole
+	// late budget.
+	o := runner.Options{NoInterrupt: getenv(EnvLate) == ""}
+	if f := getenv(EnvTestPlugin); f != "" {
+		if o.Wasm, err = os.ReadFile(f); err != nil {
+			return Result{}, err
+		}
+	}
+	eng, err := NewEngineWith(ctx, p, getenv, o)
 	if err != nil {
 		return Result{}, err
 	}
