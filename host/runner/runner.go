@@ -46,7 +46,10 @@ type Options struct {
 	// NoInterrupt compiles the guest without cancellation checks (and so
 	// without CallTimeout): calls run about 7x faster, but a call cannot
 	// be stopped once started. Only for a host with its own watchdog that
-	// ends the whole process on an overrun (the daemon).
+	// ends the whole process on an overrun (the daemon, a hook process),
+	// and not on a Go timer: a garbage collection waits for the running
+	// call, and everything else in the process, timers too, waits with it
+	// (package watchdog).
 	NoInterrupt bool
 }
 
