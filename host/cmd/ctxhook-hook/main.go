@@ -51,7 +51,7 @@ func main() {
 		// Every hook gets a name; a hook re-run in-process keeps it, so its
 		// events are stored once even if the daemon took it and died.
 		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
-			os.Setenv("CTXHOOK_REQUEST_ID", strconv.FormatInt(time.Now().UnixNano(), 36)+"-"+strconv.Itoa(os.Getpid()))
+			os.Setenv("CTXHOOK_REQUEST_ID", handshake.RequestID())
 		}
 		code, out, errOut, ok := ask(p.Socket(), harness, event, payload)
 		if ok {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
@@ -388,7 +389,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	if stdio.Finish != nil && !late {
 		if getenv("CTXHOOK_REQUEST_ID") == "" {
 			// A name for this hook's events, kept by its finisher.
-			id := strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
+			id := handshake.RequestID()
 			outer := getenv
 			getenv = func(k string) string {
 				if k == "CTXHOOK_REQUEST_ID" {

@@ -3,8 +3,10 @@
 package handshake
 
 import (
+	"os"
 	"runtime/debug"
 	"strconv"
+	"time"
 
 	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
@@ -26,4 +28,12 @@ func ID() string {
 		}
 	}
 	return id
+}
+
+// RequestID names one hook request (CTXHOOK_REQUEST_ID): the hook client
+// gives one to every hook, and `ctxhook hook` to a hook run without the
+// client, so a hook re-run in-process or finished late stores its events
+// once.
+func RequestID() string {
+	return strconv.FormatInt(time.Now().UnixNano(), 36) + "-" + strconv.Itoa(os.Getpid())
 }
