@@ -28,6 +28,18 @@ const (
 	// neither escaped by the host nor unescaped by the guest. Optional for
 	// hosts; the Go host uses it.
 	ExportPrepareRaw = "ctxhook_prepare_raw"
+	// ExportPrepareFD is ExportPrepare with the payload read from the
+	// guest's WASI standard input: the Extism input is the request
+	// without its payload and with PayloadBytes set, and exactly that
+	// many bytes wait on fd 0. Optional for hosts; see ABI.md "Bulk
+	// bytes over WASI".
+	ExportPrepareFD = "ctxhook_prepare_fd"
+	// ExportHandleFD is ExportHandle with bulk bytes over WASI: the
+	// payload (when not prepared) is read from fd 0 like ExportPrepareFD's,
+	// and every large string of the answer is written to fd 1 as a blob
+	// that HandleResponse.Blobs names, instead of being escaped into the
+	// JSON. Optional for hosts; the Go host uses it.
+	ExportHandleFD = "ctxhook_handle_fd"
 )
 
 // ErrNotPrepared starts the error of a ctxhook_handle whose Prepared names
@@ -65,6 +77,14 @@ const (
 	ProxyRequest = "request"
 	// ProxyResponse: a server-to-client response to a tools/call.
 	ProxyResponse = "response"
+	// ProxyStrip: the same response again, after its ProxyResponse
+	// decision failed (a trap, a timeout, an instance gone). The plugin
+	// does the least that keeps the relay safe: capture the token,
+	// hide it from the client, nothing else (no record, no redaction, no
+	// shaping). stdout is the line to forward, or empty when the message
+	// needs no change. A host that cannot get this answer either must
+	// not forward the message (it answers the request with an error).
+	ProxyStrip = "strip"
 )
 
 // ProxyPayload is what the proxy sends as the payload of its requests.
@@ -127,6 +147,9 @@ type PrepareRequest struct {
 	Event   string `json:"event"`
 	// Payload is the harness's hook input exactly as read from stdin.
 	Payload string `json:"payload"`
+	// PayloadBytes, for ExportPrepareFD only, is the payload's length on
+	// the guest's standard input (Payload is then empty).
+	PayloadBytes int `json:"payload_bytes,omitempty"`
 }
 
 // PrepareResponse names the state keys to load. Keys are opaque to the
@@ -137,6 +160,27 @@ type PrepareResponse struct {
 	// next ctxhook_handle on the same instance may send it back in
 	// HandleRequest.Prepared instead of the payload.
 	Prepared string `json:"prepared,omitempty"`
+	// Files names files the decision needs read (Claude Code writes a
+	// large MCP result to a file and hands the hook a stub naming it).
+	// The host sends them in HandleRequest.Files, each only if it is a
+	// regular file of the hook's own user, not a link, of at most
+	// MaxFileBytes; else with its error.
+	Files []string `json:"files,omitempty"`
+}
+
+// MaxFileBytes bounds a file the host reads for the plugin.
+const MaxFileBytes = 128 << 20
+
+// File is a file PrepareResponse.Files named, as the host read it.
+type File struct {
+	Path string `json:"path"`
+	// Content is the file's bytes (ctxhook_handle_fd: empty, the bytes
+	// follow the payload on fd 0).
+	Content string `json:"content,omitempty"`
+	// Bytes is the content's length.
+	Bytes int `json:"bytes"`
+	// Error says why the file was not read; Content is then empty.
+	Error string `json:"error,omitempty"`
 }
 
 // HandleRequest carries everything a decision depends on. The plugin reads
@@ -168,6 +212,11 @@ type HandleRequest struct {
 	StateError string `json:"state_error,omitempty"`
 	// NowMS is the host's wall clock in Unix milliseconds.
 	NowMS int64 `json:"now_ms"`
+	// PayloadBytes, for ExportHandleFD only, is the payload's length on
+	// the guest's standard input (Payload is then empty).
+	PayloadBytes int `json:"payload_bytes,omitempty"`
+	// Files are the files PrepareResponse.Files named, in that order.
+	Files []File `json:"files,omitempty"`
 }
 
 // HandleResponse is the decision: the exact bytes for the harness, and the
@@ -181,6 +230,29 @@ type HandleResponse struct {
 	Stderr string `json:"stderr,omitempty"`
 	// Effects are applied in order after the decision is printed.
 	Effects []Effect `json:"effects"`
+	// Unstored, when set, is the decision to use instead when the
+	// events of this response could not be kept (neither stored nor
+	// spooled): Stdout then points the model at an event it could never
+	// fetch (a shaped response's pointer).
+	Unstored *Unstored `json:"unstored,omitempty"`
+	// Blobs (ExportHandleFD only) names, in order, the strings written to
+	// the guest's standard output instead of into this JSON.
+	Blobs []Blob `json:"blobs,omitempty"`
+}
+
+// Unstored is the fallback of a decision whose events could not be kept.
+type Unstored struct {
+	// Stdout replaces HandleResponse.Stdout.
+	Stdout string `json:"stdout"`
+}
+
+// Blob is one string of a HandleResponse sent as raw bytes on the guest's
+// standard output (ExportHandleFD). Field names where it belongs: "stdout",
+// "unstored.stdout", or "effects.<i>." and one of "event.response",
+// "event.text", "event.args", "chunk.text", "value".
+type Blob struct {
+	Field string `json:"field"`
+	Bytes int    `json:"bytes"`
 }
 
 // Effect operations.
@@ -214,6 +286,11 @@ type Effect struct {
 	Path   string `json:"path,omitempty"`
 	Format string `json:"format,omitempty"`
 	Final  bool   `json:"final,omitempty"`
+	// IfDelivered marks a tally that counts something the model was
+	// given (a relayed token, a nudge, a shaped response, a hint): the
+	// host applies it only when its stdout reached the harness, not when
+	// it answered past the deadline or used Unstored instead.
+	IfDelivered bool `json:"if_delivered,omitempty"`
 }
 
 // Tally names.
@@ -341,7 +418,10 @@ type ServerConfig struct {
 
 // CaptureConfig bounds what is stored.
 type CaptureConfig struct {
-	// MaxEventBytes caps one event's response (default 4 MiB; -1 = no cap).
+	// MaxEventBytes caps one event's response (default
+	// DefaultMaxEventBytes, as much as a hook may read; -1 = no cap). A
+	// cut response is marked (Event.Truncated) and reported where it is
+	// read.
 	MaxEventBytes int `json:"max_event_bytes,omitempty"`
 }
 
@@ -350,7 +430,7 @@ const (
 	DefaultTokenArg      = "session_token"
 	DefaultStartTool     = "start_session"
 	DefaultSkipArg       = "checkpoint_handle"
-	DefaultMaxEventBytes = 4 << 20
+	DefaultMaxEventBytes = 128 << 20
 	// DefaultMaxEvents and DefaultMaxSessionEvents cap the store.
 	DefaultMaxEvents        = 200000
 	DefaultMaxSessionEvents = 20000

@@ -29,7 +29,7 @@ func TestDocVersionAndNames(t *testing.T) {
 	if m == nil || m[1] != strconv.Itoa(Version) {
 		t.Fatalf("ABI.md states version %v, code has %d", m, Version)
 	}
-	names := append([]string{}, RequiredExports...)
+	names := append([]string{ExportPrepareRaw, ExportPrepareFD, ExportHandleFD, ProxyStrip}, RequiredExports...)
 	names = append(names, OpSetState, OpStoreEvent, OpTally, OpStoreChunk, OpIndexTranscript, HarnessTranscript, TallyRelayed, TallyNudges, TallyCapture, TallyShaped, TallyRefetch,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
@@ -49,7 +49,7 @@ func TestDocVersionAndNames(t *testing.T) {
 func TestDocFields(t *testing.T) {
 	doc := abiDoc(t)
 	for _, v := range []any{PrepareRequest{}, PrepareResponse{}, HandleRequest{}, HandleResponse{},
-		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{},
+		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{}, Unstored{}, Blob{},
 		opencode.Payload{}, opencode.Answer{}, TranscriptPayload{}, TranscriptAnswer{}, Chunk{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {

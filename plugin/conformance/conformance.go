@@ -12,6 +12,8 @@
 //	env            KEY=VALUE lines (optional)
 //	state.json     state before: {"<key>": "<value>"} (optional)
 //	state_error    present when the host could not read state (optional)
+//	files.json     the files the host read for the plugin: [{"path": ...,
+//	               "content": ...} or {"path": ..., "error": ...}] (optional)
 //
 // Expected files (written by `go test ./plugin -update`, then reviewed):
 //
@@ -101,6 +103,14 @@ func Read(root, path string) (*Case, error) {
 	if b, ok := c.Files["state.json"]; ok {
 		if err := json.Unmarshal(b, &req.State); err != nil {
 			return nil, fmt.Errorf("%s: state.json: %w", path, err)
+		}
+	}
+	if b, ok := c.Files["files.json"]; ok {
+		if err := json.Unmarshal(b, &req.Files); err != nil {
+			return nil, fmt.Errorf("%s: files.json: %w", path, err)
+		}
+		for i := range req.Files {
+			req.Files[i].Bytes = len(req.Files[i].Content)
 		}
 	}
 	if b, ok := c.Files["state_error"]; ok {

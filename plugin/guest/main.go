@@ -7,7 +7,11 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"os"
 	"strconv"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/engine"
@@ -56,6 +60,40 @@ func prepareRaw() int32 {
 	return prepared(engine.ParsePayload(hdr.Harness, string(in[nl+1:])))
 }
 
+//go:wasmexport ctxhook_prepare_fd
+func prepareFD() int32 {
+	var req abi.PrepareRequest
+	if err := json.Unmarshal(pdk.Input(), &req); err != nil {
+		return fail("prepare_fd: decode request: " + err.Error())
+	}
+	payload, err := readStdin(req.PayloadBytes)
+	if err != nil {
+		return fail("prepare_fd: " + err.Error())
+	}
+	if testFault != nil {
+		testFault(req.Event, payload)
+	}
+	return prepared(engine.ParsePayload(req.Harness, payload))
+}
+
+// testFault is nil in plugin.wasm. A build with the ctxhook_testfault tag
+// (fault.go) sets it, so the host's tests can make a real plugin trap or
+// hang on one chosen message and check that it costs that message only.
+var testFault func(event, payload string)
+
+// readStdin reads the n bytes of bulk input the host put on fd 0. The
+// string shares the buffer: nothing writes to it afterwards.
+func readStdin(n int) (string, error) {
+	if n <= 0 {
+		return "", nil
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(os.Stdin, buf); err != nil {
+		return "", fmt.Errorf("read %d payload bytes from stdin: %v", n, err)
+	}
+	return unsafe.String(&buf[0], n), nil
+}
+
 func prepared(p engine.Parsed) int32 {
 	held.id, held.parsed = "", engine.Parsed{}
 	resp, err := p.Prepare()
@@ -74,17 +112,54 @@ func handle() int32 {
 	if err := json.Unmarshal(pdk.Input(), &req); err != nil {
 		return fail("handle: decode request: " + err.Error())
 	}
+	resp, err := decide(req)
+	if err != nil {
+		return fail(err.Error())
+	}
+	return output(resp)
+}
+
+// decide runs a handle request on the payload it carries, or on the one
+// the prepare just before kept.
+func decide(req abi.HandleRequest) (abi.HandleResponse, error) {
 	p := held.parsed
 	ok := req.Prepared != "" && req.Prepared == held.id && p.Harness() == req.Harness
 	held.id, held.parsed = "", engine.Parsed{}
 	if req.Prepared == "" {
 		p = engine.ParsePayload(req.Harness, req.Payload)
 	} else if !ok {
-		return fail(abi.ErrNotPrepared + ": " + req.Prepared)
+		return abi.HandleResponse{}, fmt.Errorf("%s: %s", abi.ErrNotPrepared, req.Prepared)
 	}
-	resp, err := engine.HandleParsed(req, p)
+	return engine.HandleParsed(req, p)
+}
+
+//go:wasmexport ctxhook_handle_fd
+func handleFD() int32 {
+	var req abi.HandleRequest
+	if err := json.Unmarshal(pdk.Input(), &req); err != nil {
+		return fail("handle_fd: decode request: " + err.Error())
+	}
+	payload, err := readStdin(req.PayloadBytes)
+	if err != nil {
+		return fail("handle_fd: " + err.Error())
+	}
+	req.Payload = payload
+	for i := range req.Files {
+		if f := &req.Files[i]; f.Content == "" && f.Bytes > 0 {
+			if f.Content, err = readStdin(f.Bytes); err != nil {
+				return fail("handle_fd: file " + f.Path + ": " + err.Error())
+			}
+		}
+	}
+	resp, err := decide(req)
 	if err != nil {
 		return fail(err.Error())
+	}
+	blobs := abi.DetachBlobs(&resp)
+	for _, b := range blobs {
+		if _, err := os.Stdout.Write(unsafe.Slice(unsafe.StringData(b), len(b))); err != nil {
+			return fail("handle_fd: write blob: " + err.Error())
+		}
 	}
 	return output(resp)
 }

@@ -54,6 +54,9 @@ export function loadCorpus(root = ROOT) {
     const req = { harness, event, payload: files["payload.json"], config: {}, now_ms: NOW_MS };
     if (files["config.json"] !== undefined) req.config = JSON.parse(files["config.json"]);
     if (files["state.json"] !== undefined) req.state = JSON.parse(files["state.json"]);
+    if (files["files.json"] !== undefined) {
+      req.files = JSON.parse(files["files.json"]).map((f) => ({ ...f, bytes: Buffer.byteLength(f.content ?? "", "utf8") }));
+    }
     if (files["state_error"] !== undefined) req.state_error = files["state_error"].trim() || "state unreadable";
     if (files["env"] !== undefined) {
       req.env = {};

@@ -12,6 +12,8 @@ package claude
 
 import (
 	"encoding/json"
+	"path"
+	"regexp"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
@@ -182,3 +184,53 @@ func PostToolUseOutput(event, context, replacement string) string {
 }
 
 func encode(v any) string { return payload.Encode(v) }
+
+// Overflow is a large MCP result Claude Code saved to a file, handing the
+// hook (and the model) a stub that names it instead of the result
+// (verified on 2.1.330: testdata/payloads/claude-code/2.1.330-large-result).
+type Overflow struct {
+	// Path is the file: the result's one text block, raw, or (JSON) its
+	// content blocks as a JSON array.
+	Path string
+	JSON bool
+}
+
+// overflowHead is the stub's first line: the result's size, then the file
+// (compiled on first use: start-up time is paid by every cold hook).
+var overflowHead *regexp.Regexp
+
+const overflowPattern = (`^Error: result \([0-9,]+ characters(?: across [0-9,]+ lines)?\) exceeds maximum allowed tokens\. Output has been saved to (/[^\n]+\.txt)\.\nFormat: (Plain text|JSON array[^\n]*)\n`)
+
+// ParseOverflow reads the stub a PostToolUse's tool_response holds when
+// Claude Code saved the result to a file. It accepts only the file
+// Claude Code writes for this session: tool-results/mcp-*.txt in the
+// session's directory beside its transcript. The stub is text a server
+// could also send, and a path anywhere else (a key file, another
+// project's results) must never be read on its say-so.
+func (p *Payload) ParseOverflow() (Overflow, bool) {
+	if p.HookEventName != PostToolUse || len(p.ToolResponse) == 0 || p.ToolResponse[0] != '"' || p.TranscriptPath == "" || p.SessionID == "" {
+		return Overflow{}, false
+	}
+	stub, ok := jsonfast.String(p.ToolResponse)
+	if !ok {
+		return Overflow{}, false
+	}
+	if !strings.HasPrefix(stub, "Error: result (") {
+		return Overflow{}, false
+	}
+	if overflowHead == nil {
+		overflowHead = regexp.MustCompile(overflowPattern)
+	}
+	m := overflowHead.FindStringSubmatch(stub)
+	if m == nil {
+		return Overflow{}, false
+	}
+	file := m[1]
+	dir := path.Join(path.Dir(p.TranscriptPath), p.SessionID, "tool-results")
+	name := path.Base(file)
+	if path.Clean(file) != file || path.Dir(file) != dir || !strings.HasPrefix(name, "mcp-") ||
+		strings.ContainsAny(p.SessionID, "/\\") || p.SessionID == "." || p.SessionID == ".." {
+		return Overflow{}, false
+	}
+	return Overflow{Path: file, JSON: strings.HasPrefix(m[2], "JSON array")}, true
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/plugin/internal/payload"
@@ -94,4 +95,62 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("invalid tool_input accepted")
 		}
 	})
+}
+
+func TestParseOverflow(t *testing.T) {
+	raw, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330-large-result/hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ov, ok := real.ParseOverflow()
+	if !ok || !strings.HasSuffix(ov.Path, "/f1485247-6c95-4268-8a59-0a226e251698/tool-results/mcp-big-big-1795444345912-myr5iy.txt") || ov.JSON {
+		t.Fatalf("the real stub: %+v %v", ov, ok)
+	}
+	stub, _ := jsonStringOf(real.ToolResponse)
+	dir := ov.Path[:strings.LastIndex(ov.Path, "/")]
+	for _, tt := range []struct {
+		name, path string
+		ok         bool
+	}{
+		{"another name in the directory", dir + "/mcp-jira-search-1-abcdef.txt", true},
+		{"outside the session's tool-results", "/home/u/.ssh/mcp-id_rsa.txt", false},
+		{"climbing out", dir + "/../../../../../../etc/mcp-passwd.txt", false},
+		{"another session", strings.Replace(dir, "f1485247-6c95-4268-8a59-0a226e251698", "00000000-0000-0000-0000-000000000000", 1) + "/mcp-x.txt", false},
+		{"not one of Claude Code's MCP files", dir + "/toolu_1.txt", false},
+		{"a subdirectory", dir + "/sub/mcp-x.txt", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := *real
+			p.ToolResponse, _ = json.Marshal(strings.ReplaceAll(stub, ov.Path, tt.path))
+			got, ok := p.ParseOverflow()
+			if ok != tt.ok || ok && got.Path != tt.path {
+				t.Fatalf("%s: got %+v %v, want ok %v", tt.path, got, ok, tt.ok)
+			}
+		})
+	}
+	for name, resp := range map[string]string{
+		"an ordinary text result": `"Ticket CVX-1: Output has been saved to /tmp/x.txt"`,
+		"content blocks":          `[{"type":"text","text":"Error: result (1 characters) exceeds maximum allowed tokens. Output has been saved to /tmp/mcp-x.txt.\nFormat: Plain text\n"}]`,
+	} {
+		p := *real
+		p.ToolResponse = json.RawMessage(resp)
+		if _, ok := p.ParseOverflow(); ok {
+			t.Errorf("%s taken for an overflow stub", name)
+		}
+	}
+	multi := *real
+	multi.ToolResponse, _ = json.Marshal(strings.Replace(strings.Replace(stub, " across 110,379 lines", "", 1), "Format: Plain text", "Format: JSON array with schema: [{type: string, text: string}]", 1))
+	if got, ok := multi.ParseOverflow(); !ok || !got.JSON {
+		t.Errorf("several blocks: %+v %v", got, ok)
+	}
+}
+
+func jsonStringOf(raw json.RawMessage) (string, error) {
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }

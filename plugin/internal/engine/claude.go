@@ -12,7 +12,7 @@ import (
 type claudeHook struct{ p *claude.Payload }
 
 func parseClaude(payload string) (dialect, error) {
-	p, err := claude.Parse([]byte(payload))
+	p, err := claude.Parse(rawBytes(payload))
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,9 @@ func (h claudeHook) decide(d *decision, event string) {
 	case claude.PostToolUse, claude.PostToolUseFailure:
 		// Codex ignores updatedMCPToolOutput: only Claude Code is shaped.
 		canReplace := d.req.Harness == abi.HarnessClaudeCode
-		d.postTool(h.call(event), canReplace, func(context, replacement string) string {
+		c := h.call(event)
+		h.overflow(d, &c)
+		d.postTool(c, canReplace, func(context, replacement string) string {
 			return claude.PostToolUseOutput(event, context, replacement)
 		})
 	case claude.UserPromptSubmit:
@@ -52,6 +54,31 @@ func (h claudeHook) decide(d *decision, event string) {
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), p.LastMessage)
 		h.indexTranscript(d, true) // the turn is over
 	}
+}
+
+// files names the file Claude Code saved a large result to, when the
+// payload's response is its stub: the host reads it for the decision.
+func (h claudeHook) files() []string {
+	if ov, ok := h.p.ParseOverflow(); ok {
+		return []string{ov.Path}
+	}
+	return nil
+}
+
+// overflow puts the saved result in place of its stub, once the host
+// has read it; a file it could not read leaves the stub as the response,
+// and a line saying why.
+func (h claudeHook) overflow(d *decision, c *toolCall) {
+	ov, ok := h.p.ParseOverflow()
+	if !ok {
+		return
+	}
+	content, err := d.file(ov.Path)
+	if err != nil {
+		d.stderr = "the result Claude Code saved to " + ov.Path + " was not read (" + err.Error() + "); only its stub is stored"
+		return
+	}
+	c.file, c.fileJSON = &content, ov.JSON
 }
 
 // indexTranscript asks the host to index what is new in the session's

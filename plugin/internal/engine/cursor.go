@@ -24,7 +24,7 @@ const ambiguous = ""
 type cursorHook struct{ p *cursor.Payload }
 
 func parseCursor(payload string) (dialect, error) {
-	p, err := cursor.Parse([]byte(payload))
+	p, err := cursor.Parse(rawBytes(payload))
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 	"github.com/ctxhook/ctxhook/plugin/internal/redact"
 )
 
@@ -32,6 +33,9 @@ type dialect interface {
 
 // extraState is a dialect that needs state beyond the session's document.
 type extraState interface{ stateKeys() []string }
+
+// extraFiles is a dialect whose decision needs files read by the host.
+type extraFiles interface{ files() []string }
 
 func parse(harness, payload string) (dialect, error) {
 	d, err := parseAs(harness, payload)
@@ -97,7 +101,11 @@ func (p Parsed) Prepare() (abi.PrepareResponse, error) {
 	if x, ok := p.d.(extraState); ok {
 		keys = append(keys, x.stateKeys()...)
 	}
-	return abi.PrepareResponse{StateKeys: keys}, nil
+	resp := abi.PrepareResponse{StateKeys: keys}
+	if x, ok := p.d.(extraFiles); ok {
+		resp.Files = x.files()
+	}
+	return resp, nil
 }
 
 // HandleParsed decides one call on an already parsed payload; req's own
@@ -127,11 +135,17 @@ type decision struct {
 	stateErr bool
 	dirty    bool
 	stdout   string
+	stderr   string
+	// unstored is the stdout to use when the events cannot be kept
+	// (abi.HandleResponse.Unstored); nil when stdout names no new event.
+	unstored *abi.Unstored
 	effects  []abi.Effect
 	tallies  []abi.Effect
 	// other holds state documents besides the session's, as written.
 	other map[string]string
 	tools map[string]string
+	// json expands the JSON a decision reads, lazily and once.
+	json jsonfast.Expander
 	// decoded is the last JSON value decode decoded, by its raw bytes.
 	decoded struct {
 		ptr *byte
@@ -177,8 +191,12 @@ func (d *decision) loadState() {
 	d.state = s
 }
 
+// tally counts one of name. Every tally but a captured token counts
+// something the model was given, and so holds only if the answer reached
+// the harness (abi.Effect.IfDelivered).
 func (d *decision) tally(name string) {
-	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: d.session, Name: name, Count: 1})
+	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: d.session, Name: name, Count: 1,
+		IfDelivered: name != abi.TallyCapture})
 }
 
 func (d *decision) redactor() *redact.Redactor {
@@ -198,25 +216,20 @@ func envSecrets(environ []string) []string {
 }
 
 // storeTool records a tool call with its full response, redacted with
-// every token this session's relay knows.
-// readable, when set, is the response in MCP result shape for the text.
+// every token this session's relay knows. readable, when set, is the
+// response rebuilt in MCP result shape by the harness's dialect (Gemini
+// CLI's llmContent): the text is taken from it. Otherwise the text is
+// rendered from the response while it is redacted (redactResponse).
 func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMessage) {
 	r := d.redactor()
 	a, n1 := r.String(compact(args))
-	body, n2 := r.String(string(response))
-	// The rendered text repeats the response: its redactions are the
-	// response's, not new ones. Rendered from the response itself, and
-	// nothing in the response needed redacting, it has nothing to redact
-	// either (every pattern also matches the escaped form; a secret only
-	// its unescaped form shows would stay in the stored response anyway):
-	// one pass over the text saved on the common path.
-	same := readable == nil
-	if same {
-		readable = response
-	}
-	text := d.readableText(readable)
-	if !same || n2 > 0 {
-		text, _ = r.String(text)
+	var body, text string
+	var n2 int
+	if readable == nil {
+		body, text, n2 = d.redactResponse(r, response)
+	} else {
+		body, n2 = r.String(rawString(response))
+		text, _ = r.String(d.readableText(readable))
 	}
 	ev.Args = a
 	ev.ResponseBytes = len(response)
@@ -226,6 +239,36 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 	}
 	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
+}
+
+// storeFile records a tool call whose response the harness saved to a
+// file (Claude Code's overflow): the file's content is the response, as
+// plain text or, with isJSON, the content blocks' JSON array.
+func (d *decision) storeFile(ev *abi.Event, args json.RawMessage, content string, isJSON bool) {
+	if isJSON {
+		d.storeTool(ev, args, rawBytes(content), nil)
+		return
+	}
+	r := d.redactor()
+	a, n1 := r.String(compact(args))
+	body, n2 := r.String(content)
+	ev.Args, ev.ResponseBytes, ev.Redactions = a, len(content), n1+n2
+	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
+	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
+}
+
+// file returns the content of a file the host read for this request, or
+// why it has none.
+func (d *decision) file(path string) (string, error) {
+	for _, f := range d.req.Files {
+		if f.Path == path {
+			if f.Error != "" {
+				return "", errors.New(f.Error)
+			}
+			return f.Content, nil
+		}
+	}
+	return "", errors.New("not read by the host")
 }
 
 // record stores a non-tool event (a prompt, a session boundary).
@@ -263,7 +306,7 @@ func (d *decision) response() abi.HandleResponse {
 	if effects == nil {
 		effects = []abi.Effect{}
 	}
-	return abi.HandleResponse{Stdout: d.stdout, ExitCode: 0, Effects: effects}
+	return abi.HandleResponse{Stdout: d.stdout, Stderr: d.stderr, ExitCode: 0, Effects: effects, Unstored: d.unstored}
 }
 
 func compact(raw json.RawMessage) string {

@@ -12,7 +12,7 @@ import (
 type geminiHook struct{ p *gemini.Payload }
 
 func parseGemini(payload string) (dialect, error) {
-	p, err := gemini.Parse([]byte(payload))
+	p, err := gemini.Parse(rawBytes(payload))
 	if err != nil {
 		return nil, err
 	}

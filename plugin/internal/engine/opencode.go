@@ -13,7 +13,7 @@ import (
 type openCodeHook struct{ p *opencode.Payload }
 
 func parseOpenCode(payload string) (dialect, error) {
-	p, err := opencode.Parse([]byte(payload))
+	p, err := opencode.Parse(rawBytes(payload))
 	if err != nil {
 		return nil, err
 	}

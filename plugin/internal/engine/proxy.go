@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 	"github.com/ctxhook/ctxhook/plugin/internal/mcpmsg"
 	"github.com/ctxhook/ctxhook/plugin/internal/relay"
 	"github.com/ctxhook/ctxhook/plugin/internal/shape"
@@ -19,13 +21,56 @@ type proxyCall struct{ p abi.ProxyPayload }
 
 func parseProxy(payload string) (dialect, error) {
 	var p abi.ProxyPayload
-	if err := json.Unmarshal([]byte(payload), &p); err != nil {
-		return nil, fmt.Errorf("%w: proxy payload: %v", mcpmsg.ErrMessage, err)
+	if !parseProxyFast(rawBytes(payload), &p) {
+		if err := json.Unmarshal([]byte(payload), &p); err != nil {
+			return nil, fmt.Errorf("%w: proxy payload: %v", mcpmsg.ErrMessage, err)
+		}
 	}
 	if p.Server == "" || len(p.Message) == 0 {
 		return nil, fmt.Errorf("%w: proxy payload needs server and message", mcpmsg.ErrMessage)
 	}
 	return proxyCall{p}, nil
+}
+
+// parseProxyFast reads the usual proxy payload in one pass, leaving the
+// message raw (it may be a 10 MiB result); false leaves anything unusual
+// (an escaped key, a key in another case, a repeated key) to
+// encoding/json, the reference.
+func parseProxyFast(b []byte, p *abi.ProxyPayload) bool {
+	members, ok := jsonfast.Object(b)
+	if !ok {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, m := range members {
+		if seen[m.Key] {
+			return false
+		}
+		seen[m.Key] = true
+		switch m.Key {
+		case "session_id", "server":
+			s, ok := jsonfast.String(m.Value)
+			if !ok {
+				return false
+			}
+			if m.Key == "server" {
+				p.Server = s
+			} else {
+				p.SessionID = s
+			}
+		case "message":
+			p.Message = json.RawMessage(m.Value)
+		case "request":
+			p.Request = json.RawMessage(m.Value)
+		default:
+			for _, f := range []string{"session_id", "server", "message", "request"} {
+				if strings.EqualFold(m.Key, f) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 func (c proxyCall) session() string { return orUnknown(c.p.SessionID) }
@@ -36,6 +81,8 @@ func (c proxyCall) decide(d *decision, event string) {
 		c.request(d)
 	case abi.ProxyResponse:
 		c.response(d)
+	case abi.ProxyStrip:
+		c.strip(d)
 	}
 }
 
@@ -79,18 +126,8 @@ func (c proxyCall) response(d *decision) {
 	}
 	call, _, _ := mcpmsg.ParseCall(c.p.Request)
 	server := c.p.Server
-	forward := res.Result // what the client gets, once the token is hidden
-	if rs, ok := relay.Lookup(d.req.Config, server); ok && res.Result != nil {
-		if tok, ok := rs.CaptureValue(d.decode(res.Result.Raw())); ok && d.state.setToken(server, tok) {
-			d.dirty = true
-			d.tally(abi.TallyCapture)
-		}
-		if tok := d.state.Tokens[server]; tok != "" {
-			if out, changed := mcpmsg.StripToken(res.Result, tok, rs.TokenArg, abi.TokenPlaceholder); changed {
-				forward, _ = mcpmsg.ParseObject(out)
-			}
-		}
-	}
+	forward, changed := c.hideToken(d, res) // what the client gets
+	unshaped, unshapedChanged := forward, changed
 	category := abi.CategoryMCP
 	response := c.p.Message
 	if res.Result != nil {
@@ -110,14 +147,67 @@ func (c proxyCall) response(d *decision) {
 	d.storeTool(ev, call.Args, response, nil)
 	if forward != nil && !res.IsError() {
 		if shaped, ok := d.shapeResult(server, forward, ev); ok {
-			forward = shaped
+			forward, changed = shaped, true
+			// Should the record not be kept, the client gets the result
+			// itself, token hidden, rather than a pointer to nothing.
+			d.unstored = &abi.Unstored{Stdout: forwardLine(res, unshaped, unshapedChanged)}
 		}
 	}
-	if forward != nil && string(forward.Raw()) != string(res.Result.Raw()) {
-		msg := res.Msg.Clone()
-		msg["result"] = forward.Raw()
-		d.stdout = string(msg.Raw()) + "\n"
+	d.stdout = forwardLine(res, forward, changed)
+}
+
+// strip is the least a response needs when its full decision failed:
+// the token captured for the next call and hidden from the client. It
+// records nothing, redacts nothing and shapes nothing, so whatever made
+// the full decision fail on this message, this path does not share it
+// (ABI.md: ProxyStrip).
+func (c proxyCall) strip(d *decision) {
+	res, err := mcpmsg.ParseResult(c.p.Message)
+	if err != nil {
+		return
 	}
+	forward, changed := c.hideToken(d, res)
+	d.stdout = forwardLine(res, forward, changed)
+}
+
+// hideToken captures a relay server's token from the result and returns
+// the result with every copy of the session's token hidden, and whether
+// that changed it.
+func (c proxyCall) hideToken(d *decision, res mcpmsg.Result) (mcpmsg.Object, bool) {
+	forward := res.Result
+	rs, ok := relay.Lookup(d.req.Config, c.p.Server)
+	if !ok || res.Result == nil {
+		return forward, false
+	}
+	v, err := d.decode(res.Result.Raw())
+	if tok, ok := rs.CaptureIn(&d.json, v, err); ok && d.state.setToken(c.p.Server, tok) {
+		d.dirty = true
+		d.tally(abi.TallyCapture)
+	}
+	if tok := d.state.Tokens[c.p.Server]; tok != "" {
+		if out, changed := mcpmsg.StripToken(res.Result, tok, rs.TokenArg, abi.TokenPlaceholder); changed {
+			if o, err := mcpmsg.ParseObject(out); err == nil {
+				return o, true
+			}
+			// Cannot happen (the token's escaped form was replaced in valid
+			// JSON); if it did, the client gets a stand-in, never the token.
+			return mcpmsg.Object{"content": json.RawMessage(`[{"type":"text","text":"[ctxhook: this result cannot be shown without its session token]"}]`),
+				"isError": json.RawMessage("true")}, true
+		}
+	}
+	return forward, false
+}
+
+// forwardLine is the line the proxy forwards for res with its result
+// replaced by result, or "" (forward the message as it came) when
+// nothing changed.
+func forwardLine(res mcpmsg.Result, result mcpmsg.Object, changed bool) string {
+	if result == nil || !changed {
+		return ""
+	}
+	msg := res.Msg.Clone()
+	msg["result"] = result.Raw()
+	return string(msg.Raw()) + "\n"
 }
 
 // shapeResult replaces a large result's content with its head and a

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
+
 
 // readableText renders a tool response for the search index: the text of
 // MCP content blocks joined by newlines, a JSON string as its value. It
@@ -24,35 +24,41 @@ func (d *decision) readableText(raw json.RawMessage) string {
 	case []any:
 		blocks = t
 	case map[string]any:
-		c, ok := t["content"].([]any)
-		if !ok {
+		c, ok := d.json.Value(t["content"])
+		if blocks, ok = c.([]any); !ok {
 			return ""
 		}
-		blocks = c
 	default:
 		return ""
 	}
 	var parts []string
 	for _, b := range blocks {
+		b, _ = d.json.Value(b)
 		m, ok := b.(map[string]any)
 		if !ok {
 			continue
 		}
-		if s, ok := m["text"].(string); ok {
+		text, _ := d.json.Value(m["text"])
+		if s, ok := text.(string); ok {
 			parts = append(parts, s)
 		}
+	}
+	if len(parts) == 1 {
+		return parts[0] // the usual single block: no copy
 	}
 	return strings.Join(parts, "\n")
 }
 
-// decode decodes raw JSON, once per decision: a tool response is read for
-// its token, its text and its shape, and decoding is the costly part.
-// Callers must not change what it returns.
+// decode expands raw JSON's top level, once per decision: a tool response
+// is read for its token, its text and its shape. Members stay
+// jsonfast.Raw until a reader expands them through d.json, so a large
+// response is decoded only as far as it is read. Callers must not change
+// what it returns.
 func (d *decision) decode(raw json.RawMessage) (any, error) {
 	if m := &d.decoded; m.n == len(raw) && m.n > 0 && unsafe.SliceData(raw) == m.ptr {
 		return m.v, m.err
 	}
-	v, err := jsonfast.Decode(raw)
+	v, err := d.json.Expand(raw)
 	if len(raw) > 0 {
 		d.decoded.ptr, d.decoded.n, d.decoded.v, d.decoded.err = unsafe.SliceData(raw), len(raw), v, err
 	}

@@ -34,6 +34,11 @@ type toolCall struct {
 	// search text is taken from it.
 	capture json.RawMessage
 	failed  bool
+	// file, when set, is the response the harness saved to a file instead
+	// of passing it (response is then the stub it passed): its content,
+	// plain text or (fileJSON) the content blocks' JSON.
+	file     *string
+	fileJSON bool
 }
 
 // preTool injects the relay token when one is due and, where the harness
@@ -92,7 +97,17 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 				from = c.capture
 			}
 			// A new token joins state.known() and so is redacted below.
-			if tok, ok := rs.CaptureValue(d.decode(from)); ok && d.state.setToken(c.server, tok) {
+			var v any
+			var err error
+			switch {
+			case c.file != nil && c.fileJSON:
+				v, err = d.decode(rawBytes(*c.file))
+			case c.file != nil:
+				v = *c.file // a plain text result
+			default:
+				v, err = d.decode(from)
+			}
+			if tok, ok := rs.CaptureIn(&d.json, v, err); ok && d.state.setToken(c.server, tok) {
 				d.dirty = true
 				d.tally(abi.TallyCapture)
 			}
@@ -103,13 +118,17 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 		ev := d.newEvent(c.event, category, c.cwd)
 		ev.Tool, ev.Server, ev.ToolUseID = c.tool, c.server, c.toolUseID
 		ev.Key = shape.Key(d.session, c.toolUseID, c.tool, c.event, strconv.FormatInt(d.req.NowMS, 10), string(c.input))
-		d.storeTool(ev, c.input, c.response, c.capture)
+		if c.file != nil {
+			d.storeFile(ev, c.input, *c.file, c.fileJSON)
+		} else {
+			d.storeTool(ev, c.input, c.response, c.capture)
+		}
 		if c.isMCP && !c.failed && c.server != classify.OwnServer {
 			if h := d.callHash(c); h != "" {
 				d.state.remember(h, ev.Key)
 				d.dirty = true
 			}
-			if canReplace {
+			if canReplace && c.file == nil { // a file's stub is all the model got already
 				replacement = d.shape(c, ev)
 			}
 		}
@@ -117,12 +136,25 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if c.failed || render == nil {
 		return
 	}
-	text, nudged := nudgeFor(d, category, c.server, c.isMCP, len(c.response))
+	size := len(c.response)
+	if c.file != nil {
+		size = len(*c.file)
+	}
+	text, nudged := nudgeFor(d, category, c.server, c.isMCP, size)
 	if nudged {
 		d.tally(abi.TallyNudges)
 	}
 	if nudged || replacement != "" {
 		d.stdout = render(text, replacement)
+	}
+	if replacement != "" {
+		// The replacement points the model at the event just recorded:
+		// should the host keep no copy of it, the model gets the response
+		// as it was (and the nudge) instead of a pointer to nothing.
+		d.unstored = &abi.Unstored{}
+		if nudged {
+			d.unstored.Stdout = render(text, "")
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth is encoding/json's nesting limit; deeper input is left to it.
@@ -75,7 +76,7 @@ func Object(b []byte) (members []Member, ok bool) {
 		if !p.skip() {
 			return nil, false
 		}
-		members = append(members, Member{Key: key, Value: b[vs:p.i]})
+		members = append(members, Member{Key: key, Value: b[vs:p.i:p.i]})
 		p.ws()
 		if p.lit(',') {
 			p.ws()
@@ -460,5 +461,8 @@ func (p *parser) str() (string, bool) {
 			r += size
 		}
 	}
-	return string(out), true
+	if len(out) == 0 {
+		return "", true
+	}
+	return unsafe.String(&out[0], len(out)), true // out is ours alone: no copy
 }

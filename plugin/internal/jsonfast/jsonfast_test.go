@@ -93,3 +93,27 @@ func FuzzDecode(f *testing.F) {
 		checkString(t, b)
 	})
 }
+
+// FuzzAppendString: what AppendString writes is one valid JSON string
+// that decodes to s (with invalid UTF-8 as U+FFFD, as encoding/json
+// decodes it).
+func FuzzAppendString(f *testing.F) {
+	f.Add("plain")
+	f.Add("line\nnext\t\"quoted\" \\ \x01 é \xff\u2028")
+	f.Fuzz(func(t *testing.T, s string) {
+		tok := AppendString(nil, s)
+		var got string
+		if err := json.Unmarshal(tok, &got); err != nil {
+			t.Fatalf("%q -> %s: %v", s, tok, err)
+		}
+		want := strings.ToValidUTF8(s, "\ufffd")
+		// ToValidUTF8 merges a run of invalid bytes into one U+FFFD;
+		// encoding/json (and AppendString) give one per byte.
+		var ref string
+		b, _ := json.Marshal(s)
+		json.Unmarshal(b, &ref)
+		if got != ref {
+			t.Fatalf("%q -> %s decodes to %q, encoding/json round trip gives %q (%q)", s, tok, got, ref, want)
+		}
+	})
+}

@@ -9,6 +9,7 @@ package jsonpath
 
 import (
 	"strings"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
@@ -16,13 +17,24 @@ import (
 // FirstString returns the first non-empty string the path reaches in v,
 // walking arrays in order. ok is false when the path reaches none.
 func FirstString(v any, path string) (s string, ok bool) {
+	return FirstStringIn(&jsonfast.Expander{}, v, path)
+}
+
+// FirstStringIn is FirstString on a value that may hold jsonfast.Raw
+// members: they are expanded by e as the path reaches them, so a path
+// into a large document decodes only what it walks through.
+func FirstStringIn(e *jsonfast.Expander, v any, path string) (s string, ok bool) {
 	if path == "" {
 		return "", false
 	}
-	return walk(v, strings.Split(path, "."))
+	return walk(e, v, strings.Split(path, "."))
 }
 
-func walk(v any, segs []string) (string, bool) {
+func walk(e *jsonfast.Expander, v any, segs []string) (string, bool) {
+	v, ok := e.Value(v)
+	if !ok {
+		return "", false
+	}
 	if len(segs) == 0 {
 		s, ok := v.(string)
 		return s, ok && s != ""
@@ -32,14 +44,14 @@ func walk(v any, segs []string) (string, bool) {
 	case "*":
 		switch t := v.(type) {
 		case []any:
-			for _, e := range t {
-				if s, ok := walk(e, rest); ok {
+			for _, el := range t {
+				if s, ok := walk(e, el, rest); ok {
 					return s, true
 				}
 			}
 		case map[string]any:
 			for _, k := range sortedKeys(t) {
-				if s, ok := walk(t[k], rest); ok {
+				if s, ok := walk(e, t[k], rest); ok {
 					return s, true
 				}
 			}
@@ -54,11 +66,10 @@ func walk(v any, segs []string) (string, bool) {
 		if len(str) == 0 || (str[0] != '{' && str[0] != '[') {
 			return "", false
 		}
-		inner, err := jsonfast.Decode([]byte(str))
-		if err != nil {
-			return "", false
-		}
-		return walk(inner, rest)
+		// The string's own bytes, unescaped already: expanded lazily like
+		// the rest (a large text block holding a document is read for one
+		// key, not decoded whole).
+		return walk(e, jsonfast.Raw(unsafe.Slice(unsafe.StringData(str), len(str))), rest)
 	default:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -68,7 +79,7 @@ func walk(v any, segs []string) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		return walk(child, rest)
+		return walk(e, child, rest)
 	}
 }
 

@@ -2,6 +2,11 @@
 // dialect. It keeps every field it does not touch as raw bytes, so a
 // rewritten message differs from the original only where ctxhook changed
 // it (object keys come out sorted; JSON-RPC does not care about order).
+//
+// Messages can be tens of MiB (a tool result), so nothing here runs a
+// whole message through encoding/json: objects are split into raw members
+// in one pass (jsonfast.Object) and written back with their members' bytes
+// as they came.
 package mcpmsg
 
 import (
@@ -9,7 +14,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
 // ErrMessage wraps every parse failure.
@@ -24,6 +32,15 @@ func ParseObject(raw json.RawMessage) (Object, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("%w: not an object", ErrMessage)
 	}
+	if members, ok := jsonfast.Object(raw); ok {
+		o := make(Object, len(members))
+		for _, m := range members {
+			o[m.Key] = m.Value // a repeated key: the last wins, as with Unmarshal
+		}
+		return o, nil
+	}
+	// A key with an escape, or invalid JSON: encoding/json decides, and
+	// gives the error.
 	var o Object
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMessage, err)
@@ -31,13 +48,27 @@ func ParseObject(raw json.RawMessage) (Object, error) {
 	return o, nil
 }
 
-// Raw encodes the object.
+// Raw encodes the object: keys sorted, each member's bytes as they are
+// (they came from a parse or from Set, so they are valid JSON).
 func (o Object) Raw() json.RawMessage {
-	b, err := json.Marshal(map[string]json.RawMessage(o))
-	if err != nil {
-		panic(err) // members came from Unmarshal or Set, so they are valid
+	keys := make([]string, 0, len(o))
+	n := 2
+	for k, v := range o {
+		keys = append(keys, k)
+		n += len(k) + len(v) + 4
 	}
-	return b
+	slices.Sort(keys)
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonfast.AppendString(b, k)
+		b = append(b, ':')
+		b = append(b, o[k]...)
+	}
+	return append(b, '}')
 }
 
 // Clone returns a shallow copy (members are immutable raw bytes).
@@ -51,10 +82,7 @@ func (o Object) Clone() Object {
 
 // String returns a member that is a JSON string, or "".
 func (o Object) String(k string) string {
-	var s string
-	if json.Unmarshal(o[k], &s) != nil {
-		return ""
-	}
+	s, _ := jsonfast.String(bytes.TrimSpace(o[k]))
 	return s
 }
 
@@ -144,6 +172,22 @@ func (r Result) IsError() bool {
 //
 // result itself is not modified.
 func StripToken(result Object, token, metaKey, placeholder string) (json.RawMessage, bool) {
+	enc := jsonfast.AppendString(nil, token)
+	inner := string(enc[1 : len(enc)-1])
+	if meta := result.Child("_meta"); meta == nil || meta[metaKey] == nil {
+		// Nothing under _meta to remove: the token's escaped form in any
+		// member is all there is to find, without writing the result out.
+		found := false
+		for _, v := range result {
+			if inner != "" && bytes.Contains(v, []byte(inner)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, false
+		}
+	}
 	result = result.Clone()
 	changed := false
 	if meta := result.Child("_meta"); meta != nil {
@@ -162,10 +206,8 @@ func StripToken(result Object, token, metaKey, placeholder string) (json.RawMess
 		}
 	}
 	raw := string(result.Raw())
-	enc, _ := json.Marshal(token)
-	inner := string(enc[1 : len(enc)-1])
 	if inner != "" && strings.Contains(raw, inner) {
-		ph, _ := json.Marshal(placeholder)
+		ph := jsonfast.AppendString(nil, placeholder)
 		raw = strings.ReplaceAll(raw, inner, string(ph[1:len(ph)-1]))
 		changed = true
 	}

@@ -13,6 +13,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
@@ -59,12 +61,15 @@ func Lookup(cfg abi.Config, server string) (Server, bool) {
 // the adapter has: a full CallToolResult object, a content-block array, or
 // a string (Claude Code's rendering of structuredContent).
 func (s Server) Capture(result json.RawMessage) (string, bool) {
-	return s.CaptureValue(jsonfast.Decode(result))
+	var e jsonfast.Expander
+	v, err := e.Expand(result)
+	return s.CaptureIn(&e, v, err)
 }
 
-// CaptureValue is Capture on a result already decoded (v, err as
-// jsonfast.Decode returns them).
-func (s Server) CaptureValue(v any, err error) (string, bool) {
+// CaptureIn is Capture on a result already expanded by e (v, err as
+// e.Expand returns them): only what the capture paths walk through is
+// decoded.
+func (s Server) CaptureIn(e *jsonfast.Expander, v any, err error) (string, bool) {
 	if err != nil {
 		return "", false
 	}
@@ -73,16 +78,16 @@ func (s Server) CaptureValue(v any, err error) (string, bool) {
 		return "", false
 	}
 	for _, p := range s.CapturePaths {
-		if tok, ok := jsonpath.FirstString(doc, p); ok {
+		if tok, ok := jsonpath.FirstStringIn(e, doc, p); ok {
 			return tok, true
 		}
 	}
 	return "", false
 }
 
-// normalize turns any rendering of a tool result, decoded, into the shape
-// of an MCP CallToolResult, so one set of capture paths serves every
-// adapter.
+// normalize turns any rendering of a tool result, expanded, into the
+// shape of an MCP CallToolResult, so one set of capture paths serves
+// every adapter.
 func normalize(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
@@ -91,10 +96,12 @@ func normalize(v any) any {
 		return map[string]any{"content": t}
 	case string:
 		doc := map[string]any{"content": []any{map[string]any{"type": "text", "text": t}}}
-		if sc, err := jsonfast.Decode([]byte(t)); err == nil {
-			if m, ok := sc.(map[string]any); ok {
-				doc["structuredContent"] = m
-			}
+		// A string holding a JSON object is structuredContent as Claude
+		// Code renders it. Left raw: a path that goes there expands it,
+		// and one that does not never pays for it (an invalid object
+		// then reads as absent, as it is).
+		if trimmed := strings.TrimLeft(t, " \t\n\r"); strings.HasPrefix(trimmed, "{") {
+			doc["structuredContent"] = jsonfast.Raw(unsafe.Slice(unsafe.StringData(trimmed), len(trimmed)))
 		}
 		return doc
 	}
