@@ -28,12 +28,20 @@ const coldWait = 8 * time.Second
 // returned release is called with whether compilation succeeded; it is
 // nil when no lock is needed. Every failure here (no lock file, a lock
 // never released) ends in compiling without the lock, as before.
-func coldLock(ctx context.Context, dir string, wasm []byte) (release func(ok bool)) {
-	marker := filepath.Join(dir, "ready-"+moduleKey(wasm))
+//
+// The two builds of a module (with and without cancellation checks) are
+// two cache entries compiled separately, so each has its own marker: a
+// daemon's build being ready says nothing of the proxy's.
+func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (release func(ok bool)) {
+	build := "interruptible"
+	if noInterrupt {
+		build = "fast"
+	}
+	marker := filepath.Join(dir, "ready-"+moduleKey(wasm)+"-"+build)
 	if _, err := os.Stat(marker); err == nil {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(dir, "compile.lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
+	f, err := os.OpenFile(filepath.Join(dir, "compile-"+build+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil
 	}

@@ -33,7 +33,7 @@ func TestColdLock(t *testing.T) {
 		t.Fatalf("cp: %s", out)
 	}
 	os.Remove(filepath.Join(dir, filepath.Base(markers[0])))
-	lock, err := os.OpenFile(filepath.Join(dir, "compile.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := os.OpenFile(filepath.Join(dir, "compile-interruptible.lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,13 +5,20 @@
 // exist and ctxhook_abi_version must equal abi.Version, else New fails with
 // an error naming what is wrong. Compiled code is cached on disk, so only
 // the first process after an install or upgrade pays for compilation.
+//
+// Bulk bytes (a payload, a stored response) cross into and out of the guest
+// over its WASI standard input and output when the plugin has the fd
+// exports (ABI.md, "Bulk bytes over WASI"): one copy each way, instead of
+// Extism's transfers of 8 bytes per host call.
 package runner
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -21,6 +28,7 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // Errors a caller can tell apart with errors.Is.
@@ -29,6 +37,12 @@ var (
 	ErrABIVersion    = errors.New("runner: plugin ABI version mismatch")
 	ErrCall          = errors.New("runner: plugin call failed")
 )
+
+// DefaultMaxMemoryPages caps guest memory: 16384 pages of 64 KiB, 1 GiB.
+// A 64 MiB payload needs a few times its size while it is decided; the
+// memory is reserved, not used, until the guest grows into it (see
+// memory_linux.go), and an instance that grew is replaced (Runner.MemoryBytes).
+const DefaultMaxMemoryPages = 16384
 
 // Options tune a Runner. Zero values are sane defaults.
 type Options struct {
@@ -40,8 +54,10 @@ type Options struct {
 	// in a loop is stopped. It is not free: wazero then checks for
 	// cancellation throughout the guest's code, which measured 7x slower
 	// per call on a 6 KB payload (2.6 ms to 18 ms warm); see RATIONALE.md.
+	// A call with a large payload gets more (CallTimeoutFor).
 	CallTimeout time.Duration
-	// MaxMemoryPages caps guest memory in 64 KiB pages (default 4096 = 256 MiB).
+	// MaxMemoryPages caps guest memory in 64 KiB pages (default
+	// DefaultMaxMemoryPages).
 	MaxMemoryPages uint32
 	// NoInterrupt compiles the guest without cancellation checks (and so
 	// without CallTimeout): calls run about 7x faster, but a call cannot
@@ -53,6 +69,17 @@ type Options struct {
 	NoInterrupt bool
 }
 
+// CallTimeoutFor is the bound of one interruptible call on a payload of
+// n bytes: base, plus a second per MiB. Interruptible calls run at a few
+// MB/s at worst on a loaded machine; a bound that ignored the size would
+// stop every large response, not just a looping guest.
+func CallTimeoutFor(base time.Duration, n int) time.Duration {
+	return base + time.Duration(n>>20)*time.Second
+}
+
+// initBytes sizes the bound of an instance's first call (CallTimeoutFor).
+const initBytes = 30 << 20
+
 // Runner is one loaded, validated plugin instance. It is not safe for
 // concurrent use.
 type Runner struct {
@@ -60,6 +87,11 @@ type Runner struct {
 	inst     *extism.Plugin
 	shared   bool // compiled belongs to a Compiled, not to this Runner
 	raw      bool // the plugin has ctxhook_prepare_raw
+	fd       bool // the plugin has the fd exports
+	timeout  time.Duration
+	io       *guestIO
+	mem      *memoryWatch
+	broken   error
 }
 
 // Compiled is a compiled plugin that hands out instances sharing its
@@ -67,29 +99,32 @@ type Runner struct {
 // compiled module, and a fresh instance costs an instantiation, not a load.
 type Compiled struct {
 	compiled *extism.CompiledPlugin
+	timeout  time.Duration
 }
 
 // Compile loads the plugin once for many instances.
 func Compile(ctx context.Context, o Options) (*Compiled, error) {
-	r, err := New(ctx, o)
+	compiled, timeout, err := compile(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	r.inst.Close(ctx) // validated; instances come from Instance
-	return &Compiled{compiled: r.compiled}, nil
+	c := &Compiled{compiled: compiled, timeout: timeout}
+	r, err := c.Instance(ctx) // validated once; instances come from Instance
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, err
+	}
+	r.Close(ctx)
+	return c, nil
 }
 
 // Instance returns a new validated instance of c.
 func (c *Compiled) Instance(ctx context.Context) (*Runner, error) {
-	inst, err := c.compiled.Instance(ctx, extism.PluginInstanceConfig{})
+	r, err := instance(ctx, c.compiled, c.timeout)
 	if err != nil {
-		return nil, fmt.Errorf("runner: instantiate plugin: %w", err)
-	}
-	r := &Runner{compiled: c.compiled, inst: inst, shared: true}
-	if err := r.validate(ctx); err != nil {
-		r.Close(ctx)
 		return nil, err
 	}
+	r.shared = true
 	return r, nil
 }
 
@@ -98,6 +133,19 @@ func (c *Compiled) Close(ctx context.Context) error { return c.compiled.Close(ct
 
 // New loads and validates the plugin.
 func New(ctx context.Context, o Options) (*Runner, error) {
+	compiled, timeout, err := compile(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	r, err := instance(ctx, compiled, timeout)
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, err
+	}
+	return r, nil
+}
+
+func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Duration, error) {
 	// The guest must never write to our stdout: that is the harness's
 	// channel. The SDK wires guest output to ours when this is set.
 	os.Unsetenv("EXTISM_ENABLE_WASI_OUTPUT")
@@ -112,7 +160,7 @@ func New(ctx context.Context, o Options) (*Runner, error) {
 	}
 	pages := o.MaxMemoryPages
 	if pages == 0 {
-		pages = 4096
+		pages = DefaultMaxMemoryPages
 	}
 	rc := wazero.NewRuntimeConfig().WithCloseOnContextDone(!o.NoInterrupt)
 	if o.NoInterrupt {
@@ -127,28 +175,38 @@ func New(ctx context.Context, o Options) (*Runner, error) {
 			}
 		}
 	}
+	// The timeout is per instance (Runner.call sets it per call), so the
+	// manifest carries none.
 	manifest := extism.Manifest{
-		Wasm:    []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
-		Timeout: uint64(timeout.Milliseconds()),
-		Memory:  &extism.ManifestMemory{MaxPages: pages},
+		Wasm:   []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
+		Memory: &extism.ManifestMemory{MaxPages: pages},
 	}
 	var release func(bool)
 	if cached {
-		release = coldLock(ctx, o.CacheDir, wasm)
+		release = coldLock(ctx, o.CacheDir, wasm, o.NoInterrupt)
 	}
 	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, nil)
 	if release != nil {
 		release(err == nil)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("runner: compile plugin: %w", err)
+		return nil, 0, fmt.Errorf("runner: compile plugin: %w", err)
 	}
-	inst, err := compiled.Instance(ctx, extism.PluginInstanceConfig{})
+	return compiled, timeout, nil
+}
+
+func instance(ctx context.Context, compiled *extism.CompiledPlugin, timeout time.Duration) (*Runner, error) {
+	gio := &guestIO{}
+	mem := &memoryWatch{}
+	mc := wazero.NewModuleConfig().WithStdin(gio).WithStdout(&gio.out).WithStderr(io.Discard)
+	if alloc := newAllocator(mem); alloc != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, alloc)
+	}
+	inst, err := compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
-		compiled.Close(ctx)
 		return nil, fmt.Errorf("runner: instantiate plugin: %w", err)
 	}
-	r := &Runner{compiled: compiled, inst: inst}
+	r := &Runner{compiled: compiled, inst: inst, timeout: timeout, io: gio, mem: mem}
 	if err := r.validate(ctx); err != nil {
 		r.Close(ctx)
 		return nil, err
@@ -167,7 +225,11 @@ func (r *Runner) validate(ctx context.Context) error {
 		return fmt.Errorf("%w: %s", ErrMissingExport, strings.Join(missing, ", "))
 	}
 	r.raw = r.inst.FunctionExists(abi.ExportPrepareRaw)
-	out, err := r.call(ctx, abi.ExportABIVersion, nil)
+	r.fd = r.inst.FunctionExists(abi.ExportPrepareFD) && r.inst.FunctionExists(abi.ExportHandleFD)
+	// The first call also starts the guest's Go runtime and runs its
+	// package initialisers, which no input can make loop: it gets the
+	// bound of a large payload, so a loaded machine does not fail it.
+	out, err := r.call(ctx, abi.ExportABIVersion, nil, initBytes)
 	if err != nil {
 		return err
 	}
@@ -187,10 +249,34 @@ func (r *Runner) Close(ctx context.Context) error {
 	return r.compiled.Close(ctx)
 }
 
-func (r *Runner) call(ctx context.Context, name string, in []byte) ([]byte, error) {
+// Broken is the error that left this instance unusable (a trap, a call
+// stopped at its timeout, a guest out of memory), or nil. A host replaces
+// a broken instance before its next call: one failure touches one message.
+func (r *Runner) Broken() error { return r.broken }
+
+// MemoryBytes is the guest's linear memory, its high-water mark: wasm
+// memory never shrinks, so a long-lived host replaces an instance that
+// grew large (after one big payload) between calls. 0 when unknown.
+func (r *Runner) MemoryBytes() int64 { return r.mem.bytes() }
+
+// call calls an export; n is the size of the bulk input, for the bound
+// of an interruptible call.
+func (r *Runner) call(ctx context.Context, name string, in []byte, n int) ([]byte, error) {
+	if r.broken != nil {
+		return nil, fmt.Errorf("%w: %s: instance unusable after an earlier failure: %v", ErrCall, name, r.broken)
+	}
+	if r.timeout > 0 {
+		r.inst.Timeout = CallTimeoutFor(r.timeout, n+len(in))
+	}
 	rc, out, err := r.inst.CallWithContext(ctx, name, in)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrCall, name, err)
+		err = fmt.Errorf("%w: %s: %v", ErrCall, name, err)
+		// An error the plugin reported leaves the instance sound; a trap,
+		// a timeout or a closed module does not.
+		if isFatal(err) {
+			r.broken = err
+		}
+		return nil, err
 	}
 	if rc != 0 {
 		return nil, fmt.Errorf("%w: %s returned %d", ErrCall, name, rc)
@@ -198,33 +284,64 @@ func (r *Runner) call(ctx context.Context, name string, in []byte) ([]byte, erro
 	return out, nil
 }
 
+// isFatal tells an error that ended the instance from one the guest
+// reported: the SDK gives both with rc 1 and tells them apart only by
+// text. A guest message that happens to contain these words costs one
+// needless replacement, nothing more.
+func isFatal(err error) bool {
+	s := err.Error()
+	for _, w := range []string{"wasm error", "module closed", "module is closed", "deadline exceeded", "context canceled", "exit code"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // CallRaw calls an export with raw bytes; tests use it to compare the
 // wasm's bytes with the native engine's.
 func (r *Runner) CallRaw(ctx context.Context, export string, in []byte) ([]byte, error) {
-	return r.call(ctx, export, in)
+	return r.call(ctx, export, in, 0)
 }
 
 // Prepare asks which state keys a hook needs. The payload goes in raw
-// (ctxhook_prepare_raw) when the plugin has that export.
+// (over WASI stdin, or after a header with ctxhook_prepare_raw) when the
+// plugin can take it so.
 func (r *Runner) Prepare(ctx context.Context, req abi.PrepareRequest) (abi.PrepareResponse, error) {
 	var resp abi.PrepareResponse
-	if !r.raw {
-		return resp, r.roundTrip(ctx, abi.ExportPrepare, req, &resp)
+	switch {
+	case r.fd:
+		hdr, err := json.Marshal(abi.PrepareRequest{Harness: req.Harness, Event: req.Event, PayloadBytes: len(req.Payload)})
+		if err != nil {
+			return resp, fmt.Errorf("runner: encode %s request: %w", abi.ExportPrepareFD, err)
+		}
+		r.io.set(req.Payload)
+		out, err := r.call(ctx, abi.ExportPrepareFD, hdr, len(req.Payload))
+		r.io.reset()
+		if err != nil {
+			return resp, err
+		}
+		if err := json.Unmarshal(out, &resp); err != nil {
+			return resp, fmt.Errorf("%w: %s: decode response: %v", ErrCall, abi.ExportPrepareFD, err)
+		}
+		return resp, nil
+	case r.raw:
+		hdr, err := json.Marshal(abi.PrepareRequest{Harness: req.Harness, Event: req.Event})
+		if err != nil {
+			return resp, fmt.Errorf("runner: encode %s header: %w", abi.ExportPrepareRaw, err)
+		}
+		in := make([]byte, 0, len(hdr)+1+len(req.Payload))
+		in = append(append(append(in, hdr...), '\n'), req.Payload...)
+		out, err := r.call(ctx, abi.ExportPrepareRaw, in, 0)
+		if err != nil {
+			return resp, err
+		}
+		if err := json.Unmarshal(out, &resp); err != nil {
+			return resp, fmt.Errorf("%w: %s: decode response: %v", ErrCall, abi.ExportPrepareRaw, err)
+		}
+		return resp, nil
 	}
-	hdr, err := json.Marshal(abi.PrepareRequest{Harness: req.Harness, Event: req.Event})
-	if err != nil {
-		return resp, fmt.Errorf("runner: encode %s header: %w", abi.ExportPrepareRaw, err)
-	}
-	in := make([]byte, 0, len(hdr)+1+len(req.Payload))
-	in = append(append(append(in, hdr...), '\n'), req.Payload...)
-	out, err := r.call(ctx, abi.ExportPrepareRaw, in)
-	if err != nil {
-		return resp, err
-	}
-	if err := json.Unmarshal(out, &resp); err != nil {
-		return resp, fmt.Errorf("%w: %s: decode response: %v", ErrCall, abi.ExportPrepareRaw, err)
-	}
-	return resp, nil
+	return resp, r.roundTrip(ctx, abi.ExportPrepare, req, &resp)
 }
 
 // Handle asks for the decision and effects of a hook. With req.Prepared
@@ -235,13 +352,52 @@ func (r *Runner) Handle(ctx context.Context, req abi.HandleRequest) (abi.HandleR
 	if req.Prepared != "" {
 		lean := req
 		lean.Payload = ""
-		err := r.roundTrip(ctx, abi.ExportHandle, lean, &resp)
+		resp, err := r.handle(ctx, lean)
 		if err == nil || !strings.Contains(err.Error(), abi.ErrNotPrepared) {
 			return resp, err
 		}
 		req.Prepared = ""
 	}
-	return resp, r.roundTrip(ctx, abi.ExportHandle, req, &resp)
+	resp, err := r.handle(ctx, req)
+	return resp, err
+}
+
+func (r *Runner) handle(ctx context.Context, req abi.HandleRequest) (abi.HandleResponse, error) {
+	var resp abi.HandleResponse
+	if !r.fd {
+		return resp, r.roundTrip(ctx, abi.ExportHandle, req, &resp)
+	}
+	payload := req.Payload
+	req.Payload, req.PayloadBytes = "", len(payload)
+	bulk := []string{payload}
+	n := len(payload)
+	if len(req.Files) > 0 {
+		files := make([]abi.File, len(req.Files))
+		copy(files, req.Files)
+		for i := range files {
+			bulk = append(bulk, files[i].Content)
+			n += len(files[i].Content)
+			files[i].Bytes, files[i].Content = len(files[i].Content), ""
+		}
+		req.Files = files
+	}
+	hdr, err := json.Marshal(req)
+	if err != nil {
+		return resp, fmt.Errorf("runner: encode %s request: %w", abi.ExportHandleFD, err)
+	}
+	r.io.set(bulk...)
+	out, err := r.call(ctx, abi.ExportHandleFD, hdr, n)
+	blobs := r.io.take()
+	if err != nil {
+		return resp, err
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		return resp, fmt.Errorf("%w: %s: decode response: %v", ErrCall, abi.ExportHandleFD, err)
+	}
+	if err := abi.AttachBlobs(&resp, blobs); err != nil {
+		return resp, fmt.Errorf("%w: %s: %v", ErrCall, abi.ExportHandleFD, err)
+	}
+	return resp, nil
 }
 
 func (r *Runner) roundTrip(ctx context.Context, export string, req, resp any) error {
@@ -249,7 +405,7 @@ func (r *Runner) roundTrip(ctx context.Context, export string, req, resp any) er
 	if err != nil {
 		return fmt.Errorf("runner: encode %s request: %w", export, err)
 	}
-	out, err := r.call(ctx, export, in)
+	out, err := r.call(ctx, export, in, 0)
 	if err != nil {
 		return err
 	}
@@ -257,4 +413,51 @@ func (r *Runner) roundTrip(ctx context.Context, export string, req, resp any) er
 		return fmt.Errorf("%w: %s: decode response: %v", ErrCall, export, err)
 	}
 	return nil
+}
+
+// guestIO is an instance's WASI standard input and output: the bulk
+// bytes of the current call. The instance is not used concurrently, so
+// one of each per instance serves every call.
+type guestIO struct {
+	in  []string // what the guest reads next, in order
+	out bytes.Buffer
+}
+
+func (g *guestIO) Read(p []byte) (int, error) {
+	for len(g.in) > 0 && g.in[0] == "" {
+		g.in = g.in[1:]
+	}
+	if len(g.in) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, g.in[0])
+	g.in[0] = g.in[0][n:]
+	return n, nil
+}
+
+func (g *guestIO) set(bulk ...string) {
+	g.in = bulk
+	g.out.Reset()
+	n := 0
+	for _, b := range bulk {
+		n += len(b)
+	}
+	// The answer is mostly the payload's body, redacted, and its text:
+	// room for both up front instead of doubling (and copying) as the
+	// guest writes.
+	g.out.Grow(2*n + 4<<10)
+}
+
+func (g *guestIO) reset() {
+	g.in = nil
+	g.out.Reset()
+}
+
+// take hands over what the guest wrote (the answer's strings point into
+// it) and leaves the instance a fresh buffer.
+func (g *guestIO) take() []byte {
+	b := g.out.Bytes()
+	g.in = nil
+	g.out = bytes.Buffer{}
+	return b
 }

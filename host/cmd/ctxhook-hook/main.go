@@ -29,11 +29,22 @@ import (
 )
 
 // MaxInput matches the hook command's limit.
-const MaxInput = 64 << 20
+const MaxInput = budget.MaxInput
 
-// daemonWait bounds the wait for a daemon's answer; the in-process path
-// then still fits in the hook's deadline.
+// daemonWait bounds the wait for a daemon's answer to a small payload;
+// the in-process path then still fits in the hook's deadline. A larger
+// payload gets longer (waitFor).
 const daemonWait = 3 * time.Second
+
+// waitFor is how long to wait for the daemon's answer to n bytes: a
+// daemon decides a large payload at tens of MB/s, so 4 MB/s is a
+// generous floor, within what is left of the budget but a second (past
+// it the in-process run answers, and finishes the hook in the
+// background).
+func waitFor(n int, left time.Duration) time.Duration {
+	w := daemonWait + time.Duration(n/(4<<20))*time.Second
+	return max(min(w, left-time.Second), daemonWait)
+}
 
 func main() {
 	if len(os.Args) != 3 {
@@ -42,9 +53,10 @@ func main() {
 	}
 	start := time.Now()
 	harness, event := os.Args[1], os.Args[2]
-	payload, err := io.ReadAll(io.LimitReader(os.Stdin, MaxInput+1))
-	if err != nil {
-		payload = nil
+	payload, ok := readStdin(budget.Hook(os.Getenv))
+	if !ok {
+		os.Stderr.WriteString("ctxhook: " + harness + " " + event + ": the payload did not arrive within the hook's deadline; the agent continues without ctxhook\n")
+		os.Exit(0)
 	}
 	p, perr := paths.Resolve(os.Getenv)
 	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
@@ -53,7 +65,8 @@ func main() {
 		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
 			os.Setenv("CTXHOOK_REQUEST_ID", handshake.RequestID())
 		}
-		code, out, errOut, ok := ask(p.Socket(), harness, event, payload)
+		wait := waitFor(len(payload), budget.Hook(os.Getenv)-time.Since(start))
+		code, out, errOut, ok := ask(p.Socket(), harness, event, payload, wait)
 		if ok {
 			os.Stdout.Write(out)
 			os.Stderr.Write(errOut)
@@ -73,14 +86,14 @@ func main() {
 
 // ask sends the request to the daemon; ok is false when the daemon cannot
 // answer it (then the caller answers in-process).
-func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr []byte, ok bool) {
+func ask(sock, harness, event string, payload []byte, wait time.Duration) (code int, stdout, stderr []byte, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
 	var st syscall.Stat_t
 	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
 		return 0, nil, nil, false
 	}
-	conn, err := dial(sock, daemonWait)
+	conn, err := dial(sock, wait)
 	if err != nil {
 		return 0, nil, nil, false
 	}
@@ -92,7 +105,7 @@ func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr 
 		return 0, nil, nil, false
 	}
 	ans, err := wire.Read(&buffered{c: conn})
-	if err != nil || len(ans) != 4 || string(ans[0]) != "ok" {
+	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
 		return 0, nil, nil, false
 	}
 	code, err = strconv.Atoi(string(ans[1]))
@@ -100,6 +113,29 @@ func ask(sock, harness, event string, payload []byte) (code int, stdout, stderr 
 		return 0, nil, nil, false
 	}
 	return code, ans[2], ans[3], true
+}
+
+// readStdin reads the payload, giving up at the hook's deadline: a
+// harness that never closes the pipe must not hold the hook past it.
+// ok is false then. A payload over MaxInput is handed on cut, and
+// refused by `ctxhook hook` with a clear message.
+func readStdin(deadline time.Duration) (payload []byte, ok bool) {
+	done := make(chan []byte, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(os.Stdin, MaxInput+1))
+		if err != nil {
+			b = nil
+		}
+		done <- b
+	}()
+	t := time.NewTimer(deadline)
+	select {
+	case b := <-done:
+		t.Stop()
+		return b, true
+	case <-t.C:
+		return nil, false
+	}
 }
 
 // full is the ctxhook binary: CTXHOOK_BIN, else next to this one.

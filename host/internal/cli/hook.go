@@ -22,7 +22,45 @@ func runHook(ctx context.Context, env Env, args []string) int {
 			strings.Join(hook.Harnesses, ", "))
 		return 0
 	}
-	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Finish: finishLater, Process: true}, env.Getenv)
+	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+		Finish: finishLater, Process: true, StoreLater: storeLater}, env.Getenv)
+}
+
+// storeLater starts `ctxhook io replay` on its own, to store what a hook
+// spooled so that it could answer before a big response was indexed.
+// A failure to start it is harmless: the spool waits for the next writer.
+func storeLater() {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer null.Close()
+	startDetached([]string{"io", "replay"}, nil, null)
+}
+
+// startDetached starts this binary with args in its own session, stdin
+// in, stdout and stderr /dev/null, its working directory /, and leaves
+// it: nothing of the harness's (a pipe, a directory) is held by it.
+func startDetached(args []string, extra []string, in *os.File) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer null.Close()
+	proc, err := os.StartProcess(self, append([]string{"ctxhook"}, args...), &os.ProcAttr{
+		Dir:   "/",
+		Env:   append(os.Environ(), extra...),
+		Files: []*os.File{in, null, null},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return err
+	}
+	return proc.Release()
 }
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its
@@ -31,10 +69,6 @@ func runHook(ctx context.Context, env Env, args []string) int {
 // file the hook client uses for an in-process run, and stdout and stderr
 // /dev/null. This process then answers the agent and exits.
 func finishLater(harness, event string, payload []byte, extra []string) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
 	in, err := os.CreateTemp("", "ctxhook-payload-")
 	if err != nil {
 		return err
@@ -47,19 +81,5 @@ func finishLater(harness, event string, payload []byte, extra []string) error {
 	if _, err := in.Seek(0, 0); err != nil {
 		return err
 	}
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	proc, err := os.StartProcess(self, []string{"ctxhook", "hook", harness, event}, &os.ProcAttr{
-		Dir:   "/",
-		Env:   append(os.Environ(), extra...),
-		Files: []*os.File{in, null, null},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		return err
-	}
-	return proc.Release()
+	return startDetached([]string{"hook", harness, event}, extra, in)
 }

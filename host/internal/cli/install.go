@@ -168,14 +168,11 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	} else if created {
 		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
 	}
-	// Compile the plugin now, so the first hook in a session is not the one
-	// that pays for it: the variant hooks and the daemon run (without
-	// interruptible calls).
-	if r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache(), NoInterrupt: true}); err != nil {
-		fmt.Fprintf(env.Stderr, "ctxhook: warning: the plugin did not load: %v\n", err)
-	} else {
-		r.Close(ctx)
-	}
+	// Compile the plugin now, so that neither the first hook nor the first
+	// proxied call of a session pays for it: both builds, the one hooks
+	// and the daemon run (without interruptible calls) and the one a
+	// proxy or a hook finished late runs when no daemon answers.
+	warmPlugin(ctx, env, p.WasmCache())
 	fmt.Fprintf(w, "\nCaptured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s:\n", p.Config)
 	fmt.Fprintln(w, "  [servers.<name>]\n  relay = true")
@@ -184,6 +181,32 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
+}
+
+// warmPlugin compiles both builds of the plugin into the cache, at once
+// (two cores make it about as quick as one), saying so: it takes a few
+// seconds the first time, and nothing after.
+func warmPlugin(ctx context.Context, env Env, cache string) {
+	start := time.Now()
+	errs := make(chan error, 2)
+	for _, noInterrupt := range []bool{true, false} {
+		go func() {
+			r, err := runner.New(ctx, runner.Options{CacheDir: cache, NoInterrupt: noInterrupt})
+			if err == nil {
+				r.Close(ctx)
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			fmt.Fprintf(env.Stderr, "ctxhook: warning: the plugin did not load: %v\n", err)
+			return
+		}
+	}
+	if d := time.Since(start); d > time.Second {
+		fmt.Fprintf(env.Stdout, "Compiled the plugin for this machine in %.1fs (once).\n", d.Seconds())
+	}
 }
 
 func runUninstall(ctx context.Context, env Env, args []string) int {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -22,6 +23,8 @@ func runIO(ctx context.Context, env Env, args []string) int {
        ctxhook io apply             read a plugin's effects (a JSON array, or a
                                     HandleResponse) on stdin and apply them;
                                     print {"event_ids": [...], "warnings": [...]}
+       ctxhook io replay            store what waits in the spool (big
+                                    responses a hook spooled to answer sooner)
 
 For hosts that run plugin.wasm in-process. Exit 0 with the error in the
 answer whenever the request itself was understood.
@@ -68,6 +71,9 @@ answer whenever the request itself was understood.
 			effects = resp.Effects
 		}
 		res := hook.Apply(p, effects)
+		if res.StoreLater {
+			storeLater()
+		}
 		ids := res.EventIDs
 		if ids == nil {
 			ids = []int64{}
@@ -77,6 +83,15 @@ answer whenever the request itself was understood.
 			warnings = []string{}
 		}
 		enc.Encode(map[string]any{"event_ids": ids, "warnings": warnings, "spooled": res.Spooled})
+		return 0
+	case "replay":
+		st, err := store.Open(p.DB(), store.Options{})
+		if err != nil {
+			return fail(env, "io replay: %v", err)
+		}
+		n := hook.ReplaySpool(p, st)
+		st.Close()
+		enc.Encode(map[string]any{"files": n})
 		return 0
 	}
 	fmt.Fprintf(env.Stderr, "ctxhook: io: unknown request %q\n\n%s", args[0], help)

@@ -7,7 +7,9 @@
 // The hook client (ctxhook-hook) talks to it over a Unix socket with
 // wire frames. Request: build id, harness, event, the client's environment
 // (KEY=VALUE entries separated by NUL bytes), payload. Answer: status ("ok"
-// or "mismatch"), exit code, stdout, stderr.
+// or "mismatch"), exit code, stdout, stderr, and the error that left no
+// decision ("" when there is one: the proxy must tell a failure from "no
+// change").
 package daemon
 
 import (
@@ -25,14 +27,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/host/runner"
-	"github.com/ctxhook/ctxhook/host/store"
 )
 
 // BuildID names this build for the handshake (see handshake.ID); the
@@ -53,6 +53,10 @@ type Options struct {
 	// Recycle replaces an instance after this many calls (default 1,000),
 	// so what a guest or its runtime keeps can never grow without bound.
 	Recycle int
+	// RecycleBytes replaces an instance whose memory grew past this
+	// (default 64 MiB): wasm memory never shrinks, so one big payload
+	// would otherwise pin its high-water mark for a thousand calls.
+	RecycleBytes int64
 	// BuildID overrides BuildID() (tests of the mismatch path).
 	BuildID string
 	// Log receives one line per notable thing (default: nowhere).
@@ -84,12 +88,20 @@ func Run(ctx context.Context, o Options) error {
 	if o.Recycle == 0 {
 		o.Recycle = 1000
 	}
+	if o.RecycleBytes == 0 {
+		o.RecycleBytes = 64 << 20
+	}
 	if o.BuildID == "" {
 		o.BuildID = BuildID()
 	}
 	// A soft memory limit keeps the long-lived daemon's heap near what it
-	// uses, instead of twice that between collections.
-	debug.SetMemoryLimit(64 << 20)
+	// uses, instead of twice that between collections. It is well above
+	// what small hooks need: a limit below the live heap of one big
+	// payload (which holds it a few times over while it is decided) makes
+	// the collector run without pause, and a 64 MiB response would take
+	// several times as long. Big calls give their memory back at once
+	// (serve).
+	debug.SetMemoryLimit(256 << 20)
 	if o.Log == nil {
 		o.Log = func(string) {}
 	}
@@ -170,7 +182,7 @@ func Run(ctx context.Context, o Options) error {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		writer(wctx, o, kick)
+		hook.Writer(wctx, o.Paths, o.Log, kick)
 	}()
 	var wg sync.WaitGroup
 	defer func() {
@@ -255,7 +267,10 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 		return false
 	}
 	defer func() { pool <- s }()
-	if s.eng == nil || s.calls >= o.Recycle {
+	if s.eng != nil && (s.calls >= o.Recycle || s.eng.Broken() != nil || s.eng.MemoryBytes() > o.RecycleBytes) {
+		s.close()
+	}
+	if s.eng == nil {
 		s.close()
 		r, err := compiled.Instance(ctx)
 		if err != nil {
@@ -284,50 +299,22 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
 	disarm := watchdog.Arm(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
-	code, stdout, stderr := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
+	a := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
 	disarm()
-	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(code)), []byte(stdout), []byte(stderr))
+	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
+	// One failure touches one message: an instance that trapped, or grew
+	// large on a big payload, is replaced now, before the next call, and
+	// a big call's memory goes back to the system at once.
+	if err := s.eng.Broken(); err != nil {
+		o.Log("plugin instance replaced after: " + err.Error())
+		s.close()
+	} else if s.eng.MemoryBytes() > o.RecycleBytes {
+		s.close()
+	}
+	if len(payload) > 4<<20 {
+		debug.FreeOSMemory()
+	}
 	return false
-}
-
-// writer moves spooled events into the store whenever kicked, and once
-// more when ctx ends. It keeps the store open, reopening it every 500
-// files so the memory of SQLite's own wasm instance is returned. When the
-// store cannot be opened the files wait in the spool, where any later
-// writer (this one, or a hook process) finds them.
-func writer(ctx context.Context, o Options, kick <-chan struct{}) {
-	var st *store.Store
-	defer func() {
-		if st != nil {
-			st.Close()
-		}
-	}()
-	stored := 0
-	pass := func() {
-		if st == nil {
-			var err error
-			cfg, _ := config.Load(o.Paths.Config) // a bad config still has the default caps
-			if st, err = store.Open(o.Paths.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)}); err != nil {
-				o.Log("store: " + err.Error())
-				st = nil
-				return
-			}
-		}
-		stored += hook.ReplaySpool(o.Paths, st)
-		if stored >= 500 {
-			st.Close()
-			st, stored = nil, 0
-		}
-	}
-	for {
-		select {
-		case <-kick:
-			pass()
-		case <-ctx.Done():
-			pass()
-			return
-		}
-	}
 }
 
 // sameUser checks the peer's uid with SO_PEERCRED.

@@ -205,7 +205,8 @@ func TestGuestFaults(t *testing.T) {
 			defer eng.Close(context.Background())
 			in, _ := json.Marshal(map[string]string{"session_id": "s", "mode": mode, "note": plantedKey})
 			start := time.Now()
-			code, stdout, stderr := RunPayload(context.Background(), eng, "claude-code", "PostToolUse", in, e.get)
+			a := RunPayload(context.Background(), eng, "claude-code", "PostToolUse", in, e.get)
+			code, stdout, stderr := a.Code, a.Stdout, a.Stderr
 			checkAnswer(t, code, stdout, stderr)
 			if stdout != "" || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("stdout %q stderr %q, want nothing and one line", stdout, stderr)

@@ -9,6 +9,7 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,9 +29,8 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
-// MaxInput bounds the payload read from stdin. Larger input is refused
-// (fail-open) rather than read into memory without limit.
-const MaxInput = 64 << 20
+// MaxInput bounds the payload read from stdin (budget.MaxInput).
+const MaxInput = budget.MaxInput
 
 // DefaultDeadline is the whole hook's budget unless CTXHOOK_HOOK_DEADLINE_MS
 // says otherwise; it is well inside every harness's own hook timeout.
@@ -53,7 +53,11 @@ type Engine struct {
 	// after the answer went out (the daemon: see ReplaySpool). The spool
 	// file survives the host's death, so nothing acknowledged is lost.
 	Deferred bool
-	runner   *runner.Runner
+	// Undelivered: this engine's answers reach nobody (a hook finished
+	// after its process answered the agent), so tallies of what the model
+	// was given (abi.Effect.IfDelivered) are not counted.
+	Undelivered bool
+	runner      *runner.Runner
 	cfg      *abi.Config
 	cfgStamp string
 	writes   int
@@ -81,6 +85,14 @@ func NewEngineWith(ctx context.Context, p paths.Paths, getenv func(string) strin
 	}
 	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r}, nil
 }
+
+// Broken is the error that left the engine's plugin instance unusable,
+// or nil (runner.Runner.Broken): a long-lived host replaces it.
+func (e *Engine) Broken() error { return e.runner.Broken() }
+
+// MemoryBytes is the high-water mark of the plugin instance's memory
+// (runner.Runner.MemoryBytes).
+func (e *Engine) MemoryBytes() int64 { return e.runner.MemoryBytes() }
 
 // Close unloads the plugin and closes a kept store.
 func (e *Engine) Close(ctx context.Context) error {
@@ -133,6 +145,12 @@ type Result struct {
 	// Deferred is true when events went to the spool by design (an
 	// Engine with Deferred set), for a writer to store them.
 	Deferred bool
+	// Lost is true when the events could be neither stored nor spooled.
+	Lost bool
+	// StoreLater is true when a hook process spooled its events for a
+	// writer to store after it answered (a big response): the caller
+	// starts one (IO.StoreLater) unless a daemon will.
+	StoreLater bool
 	// Response is the plugin's full answer, for tests and the demo.
 	Response abi.HandleResponse
 }
@@ -150,6 +168,9 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 	}
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: string(payload), Config: cfg,
 		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared}
+	if len(prep.Files) > 0 {
+		req.Files = readFiles(prep.Files)
+	}
 
 	sd, err := e.stateDir()
 	var unlock func()
@@ -176,6 +197,10 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 	}
 
 	e.apply(&res, sd, unlock, resp.Effects)
+	if res.Lost && resp.Unstored != nil {
+		// The answer must not point the model at an event nobody kept.
+		res.Stdout = resp.Unstored.Stdout
+	}
 	e.indexTranscripts(ctx, &res, cfg, resp.Effects)
 	return res, nil
 }
@@ -200,6 +225,9 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 				events = append(events, *eff.Event)
 			}
 		case abi.OpTally:
+			if eff.IfDelivered && e.Undelivered {
+				continue
+			}
 			tallies = append(tallies, eff)
 		case abi.OpIndexTranscript:
 			// after the events: see indexTranscripts
@@ -210,12 +238,18 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 	if unlock != nil {
 		unlock()
 	}
-	if (len(events) > 0 || len(tallies) > 0) && e.Deferred {
-		if err := spool(e.Paths.SpoolDir(), events, tallies, e.request(), false); err != nil {
+	// A big response is spooled and stored after the answer: inserting
+	// 64 MiB into the indexes takes seconds the agent should not wait. A
+	// daemon's writer does that for every batch; a hook process asks for
+	// it (Result.StoreLater). A hook finished late has nobody waiting,
+	// and stores at once.
+	later := !e.Deferred && !e.Undelivered && !e.Persistent && batchBytes(events) > replayInline
+	if (len(events) > 0 || len(tallies) > 0) && (e.Deferred || later) {
+		if err := spool(e.Paths.SpoolDir(), events, tallies, e.request(), later); err != nil {
 			// The spool cannot be written: store them now after all.
 			res.Warnings = append(res.Warnings, err.Error())
 		} else {
-			res.Deferred = true
+			res.Deferred, res.StoreLater = true, later
 			return
 		}
 	}
@@ -223,6 +257,7 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 		ids, err := e.write(events, tallies)
 		if err != nil {
 			res.Spooled = true
+			res.Lost = errors.Is(err, errLost)
 			res.Warnings = append(res.Warnings, err.Error())
 		}
 		res.EventIDs = ids
@@ -271,7 +306,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 		}
 	}
 	if err == nil {
-		replaySpool(e.Paths.SpoolDir(), st)
+		replaySpool(e.Paths.SpoolDir(), st, replayInline)
 		var ids []int64
 		if ids, err = st.ApplyOnce(store.Batch{Name: e.request()}, events, tallies); err == nil {
 			e.writes++
@@ -286,10 +321,22 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 		}
 	}
 	if serr := spool(e.Paths.SpoolDir(), events, tallies, e.request(), true); serr != nil {
-		return nil, fmt.Errorf("%v; spool failed too, events lost: %v", err, serr)
+		return nil, fmt.Errorf("%v; spool failed too, %w: %v", err, errLost, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)
 }
+
+// batchBytes is the size of a batch's bodies.
+func batchBytes(events []abi.Event) int {
+	n := 0
+	for _, e := range events {
+		n += len(e.Response) + len(e.Text) + len(e.Args)
+	}
+	return n
+}
+
+// errLost marks a write whose events could be neither stored nor spooled.
+var errLost = errors.New("events lost")
 
 // request names this hook's batch of events (store.Batch): the hook
 // client gives every hook an id (CTXHOOK_REQUEST_ID) and keeps it when it
@@ -353,6 +400,10 @@ type IO struct {
 	// Process: Run owns the process (ctxhook hook), and a kernel
 	// watchdog may end it when the deadline cannot be kept (see Run).
 	Process bool
+	// StoreLater, when set, starts a writer of the spool in the
+	// background, after the answer went out (Result.StoreLater). Nil: the
+	// spooled events wait for the next writer.
+	StoreLater func()
 }
 
 // EnvTestPlugin names a plugin to load instead of the embedded one: a knob
@@ -446,23 +497,37 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 			return 0
 		}
 		io.WriteString(stdio.Stdout, o.res.Stdout)
+		if o.res.StoreLater && stdio.StoreLater != nil {
+			stdio.StoreLater()
+		}
 		return o.res.ExitCode
 	}
 }
 
+// Answer is what RunPayload gives a long-lived host to pass on.
+type Answer struct {
+	Code           int
+	Stdout, Stderr string
+	// Failed is the error that left no decision (stdout is then empty, as
+	// for a hook that fails open), or "". A hook answers the same either
+	// way; the proxy must tell the two apart (an empty stdout otherwise
+	// means "forward the message as it came").
+	Failed string
+}
+
 // RunPayload is Run for a long-lived host (the daemon): the payload is
 // already read and the engine already loaded. It keeps the same contract:
-// the deadline, fail-open on every error, one line per warning, and
-// returns the exit code, stdout and stderr.
-func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload []byte, getenv func(string) string) (int, string, string) {
+// the deadline, fail-open on every error, one line per warning.
+func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload []byte, getenv func(string) string) Answer {
 	var stderr strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&stderr, "ctxhook: %s\n", oneLine(msg)) }
 	deadline := Deadline(getenv)
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	if len(payload) > MaxInput {
-		warn(fmt.Sprintf("payload larger than %d MiB; the agent continues without ctxhook", MaxInput>>20))
-		return 0, "", stderr.String()
+		msg := fmt.Sprintf("payload larger than %d MiB; the agent continues without ctxhook", MaxInput>>20)
+		warn(msg)
+		return Answer{Stderr: stderr.String(), Failed: msg}
 	}
 	res, err := eng.Do(ctx, harness, event, payload)
 	for _, w := range res.Warnings {
@@ -470,9 +535,9 @@ func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload
 	}
 	if err != nil {
 		warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, err))
-		return 0, "", stderr.String()
+		return Answer{Stderr: stderr.String(), Failed: err.Error()}
 	}
-	return res.ExitCode, res.Stdout, stderr.String()
+	return Answer{Code: res.ExitCode, Stdout: res.Stdout, Stderr: stderr.String()}
 }
 
 func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string, read chan<- []byte) (Result, error) {
@@ -505,6 +570,7 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 		return Result{}, err
 	}
 	defer eng.Close(context.Background())
+	eng.Undelivered = getenv(EnvLate) != ""
 	return eng.Do(ctx, harness, event, payload)
 }
 

@@ -2,28 +2,135 @@ package hook
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
-// spooled is one line of a spool file: the effects of one hook the store
-// could not take at the time.
+// spooled is one batch of a spool file: the effects of one hook the store
+// could not take at the time (or, for the daemon, has not taken yet). It
+// is one JSON line; strings of abi.BlobMin bytes or more (a big response)
+// follow the line as raw bytes, named in order by Blobs, so a 64 MiB
+// response is neither escaped into the file nor parsed out of it.
 type spooled struct {
 	Events  []abi.Event  `json:"events"`
 	Tallies []abi.Effect `json:"tallies,omitempty"`
 	// Request names the hook's batch (Engine.request), if it has one.
 	Request string `json:"request,omitempty"`
+	// Blobs are the strings after the line, in order.
+	Blobs []abi.Blob `json:"blobs,omitempty"`
+}
+
+// spoolFields lists the strings of a batch that may travel as blobs.
+func spoolFields(s *spooled, each func(field string, p *string)) {
+	for i := range s.Events {
+		e := &s.Events[i]
+		p := "events." + strconv.Itoa(i) + "."
+		each(p+"args", &e.Args)
+		each(p+"response", &e.Response)
+		each(p+"text", &e.Text)
+	}
+}
+
+// encodeSpooled writes a batch: its JSON line, then its blobs.
+func encodeSpooled(s spooled) ([]byte, error) {
+	var blobs []string
+	events := make([]abi.Event, len(s.Events)) // the caller's events keep their strings
+	copy(events, s.Events)
+	s.Events = events
+	s.Blobs = nil
+	spoolFields(&s, func(field string, p *string) {
+		if len(*p) >= abi.BlobMin {
+			s.Blobs = append(s.Blobs, abi.Blob{Field: field, Bytes: len(*p)})
+			blobs = append(blobs, *p)
+			*p = ""
+		}
+	})
+	line, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	n := len(line) + 1
+	for _, b := range blobs {
+		n += len(b)
+	}
+	out := make([]byte, 0, n)
+	out = append(append(out, line...), '\n')
+	for _, b := range blobs {
+		out = append(out, b...)
+	}
+	return out, nil
+}
+
+// readSpooled reads the next batch from r: a JSON line, then the blobs it
+// names. io.EOF when there is none.
+func readSpooled(r *bufio.Reader) (spooled, error) {
+	var s spooled
+	var line []byte
+	for len(bytes.TrimSpace(line)) == 0 {
+		var err error
+		line, err = r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A long line (a spool file of an older version, with its
+			// bodies inside): read it whole.
+			rest, err2 := r.ReadBytes('\n')
+			line = append(append([]byte{}, line...), rest...)
+			err = err2
+		}
+		if err != nil && len(bytes.TrimSpace(line)) == 0 {
+			return s, err // io.EOF: no batch left
+		}
+	}
+	if err := json.Unmarshal(line, &s); err != nil {
+		return s, err
+	}
+	if len(s.Blobs) == 0 {
+		return s, nil
+	}
+	want := map[string]int{}
+	total := 0
+	for i, b := range s.Blobs {
+		if b.Bytes < 0 || b.Bytes > MaxInput {
+			return s, fmt.Errorf("spool: blob %s of %d bytes", b.Field, b.Bytes)
+		}
+		want[b.Field] = i
+		total += b.Bytes
+	}
+	data := make([]byte, total)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return s, fmt.Errorf("spool: blobs: %w", err)
+	}
+	offsets := make([]int, len(s.Blobs))
+	for i := 1; i < len(s.Blobs); i++ {
+		offsets[i] = offsets[i-1] + s.Blobs[i-1].Bytes
+	}
+	found := 0
+	spoolFields(&s, func(field string, p *string) {
+		if i, ok := want[field]; ok {
+			found++
+			*p = string(data[offsets[i] : offsets[i]+s.Blobs[i].Bytes])
+		}
+	})
+	if found != len(s.Blobs) {
+		return s, fmt.Errorf("spool: blobs name fields the batch lacks")
+	}
+	s.Blobs = nil
+	return s, nil
 }
 
 // spoolSeq tells apart files one process spools in the same nanosecond.
@@ -41,7 +148,7 @@ func spool(dir string, events []abi.Event, tallies []abi.Effect, request string,
 	if err := paths.EnsureDir(dir); err != nil {
 		return err
 	}
-	b, err := json.Marshal(spooled{Events: events, Tallies: tallies, Request: request})
+	b, err := encodeSpooled(spooled{Events: events, Tallies: tallies, Request: request})
 	if err != nil {
 		return err
 	}
@@ -50,8 +157,9 @@ func spool(dir string, events []abi.Event, tallies []abi.Effect, request string,
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := f.Write(b); err != nil {
 		f.Close()
+		os.Remove(name + ".tmp") // a full disk must not leave a stub behind
 		return err
 	}
 	if durable {
@@ -68,15 +176,29 @@ func spool(dir string, events []abi.Event, tallies []abi.Effect, request string,
 
 // ReplaySpool moves every spooled event into st and reports how many
 // files it stored. The daemon's writer calls it after each answer.
-func ReplaySpool(p paths.Paths, st *store.Store) int { return replaySpool(p.SpoolDir(), st) }
+func ReplaySpool(p paths.Paths, st *store.Store) int { return replaySpool(p.SpoolDir(), st, 0) }
+
+// replayInline bounds what a hook replays before its own events: the
+// spool's small files. A big one (a 64 MiB response spooled by another
+// hook) is stored by the daemon's writer or `ctxhook io replay`, not by
+// whichever small hook comes next.
+const replayInline = 1 << 20
 
 // replaySpool moves spooled events into the store. A file is claimed by
 // renaming it first, so two hooks never replay the same file twice; a file
 // that fails to apply is put back for the next try. A file claimed by a
 // process that died before it finished is taken back: its transaction
 // was rolled back with it.
-func replaySpool(dir string, st *store.Store) int {
+//
+// maxBytes, when not 0, skips files larger than that.
+func replaySpool(dir string, st *store.Store, maxBytes int64) int {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if maxBytes > 0 {
+		files = slices.DeleteFunc(files, func(f string) bool {
+			fi, err := os.Stat(f)
+			return err != nil || fi.Size() > maxBytes
+		})
+	}
 	orphans, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.replaying-*"))
 	for _, o := range orphans {
 		pid, err := strconv.Atoi(o[strings.LastIndex(o, "-")+1:])
@@ -114,14 +236,16 @@ func replayFile(name, base string, st *store.Store) error {
 		return err
 	}
 	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 1<<20), 2*MaxInput)
-	for line := 1; sc.Scan(); line++ {
-		var s spooled
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+	r := bufio.NewReaderSize(fh, 64<<10)
+	for line := 1; ; line++ {
+		s, err := readSpooled(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		name := s.Request // the hook's own name, else the file's line
+		name := s.Request // the hook's own name, else the file's batch
 		if name == "" {
 			name = base + ":" + strconv.Itoa(line)
 		}
@@ -129,5 +253,46 @@ func replayFile(name, base string, st *store.Store) error {
 			return err
 		}
 	}
-	return sc.Err()
+}
+
+// Writer moves spooled events into the store whenever kicked, and once
+// more when ctx ends: the writer of a long-lived host (the daemon, the
+// proxy) whose engines spool (Engine.Deferred) so that an answer waits
+// for the decision and the state, not for SQLite. It keeps the store
+// open, reopening it every 500 files so the memory of SQLite's own wasm
+// instance is returned. When the store cannot be opened the files wait
+// in the spool, where any later writer finds them.
+func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan struct{}) {
+	var st *store.Store
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	stored := 0
+	pass := func() {
+		if st == nil {
+			var err error
+			cfg, _ := config.Load(p.Config) // a bad config still has the default caps
+			if st, err = store.Open(p.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)}); err != nil {
+				log("store: " + err.Error())
+				st = nil
+				return
+			}
+		}
+		stored += ReplaySpool(p, st)
+		if stored >= 500 {
+			st.Close()
+			st, stored = nil, 0
+		}
+	}
+	for {
+		select {
+		case <-kick:
+			pass()
+		case <-ctx.Done():
+			pass()
+			return
+		}
+	}
 }

@@ -8,10 +8,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+
+	"github.com/ctxhook/ctxhook/host/internal/budget"
 )
 
-// MaxField bounds one field (a payload is at most 64 MiB).
-const MaxField = 64<<20 + 1<<16
+// MaxField bounds one field: a payload, with room for the environment.
+const MaxField = budget.MaxInput + 1<<16
 
 // ErrTooLarge is returned for a field over MaxField.
 var ErrTooLarge = errors.New("wire: field too large")

@@ -15,11 +15,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
 )
@@ -31,6 +33,7 @@ func main() {
 	trace := flag.Bool("trace-rss", false, "print the daemon's RSS every 1,000 requests")
 	cmDir := flag.String("context-mode", "", "an unpacked context-mode package: also time its PostToolUse hook on the same payload")
 	cmNode := flag.String("context-mode-node", "node", "the node binary context-mode needs (1.0.169: Node >= 22.5)")
+	sizes := flag.String("sizes", "1,4,16,64", "payload sizes in MiB for the throughput table (empty: skip)")
 	payloadPath := flag.String("payload", "testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json", "PostToolUse hook payload")
 	prePath := flag.String("pre-payload", "testdata/payloads/claude-code/2.1.330/hook-PreToolUse.json", "PreToolUse hook payload (a smaller one, timed warm too)")
 	flag.Parse()
@@ -135,6 +138,10 @@ func main() {
 		fmt.Printf("context-mode PostToolUse p50 / warm ctxhook p50: %.1fx\n", pct(series["context-mode"], 50)/pct(series["warm"], 50))
 	}
 
+	if *sizes != "" {
+		throughput(env, client, ctxhook, *sizes)
+	}
+
 	// Daemon memory after many requests, over the socket directly.
 	start := time.Now()
 	rss := func() string {
@@ -163,6 +170,55 @@ func main() {
 		if strings.HasPrefix(line, "VmRSS") || strings.HasPrefix(line, "VmHWM") {
 			fmt.Printf("daemon after %d requests (%.0f/s): %s\n", *calls, float64(*calls)/time.Since(start).Seconds(), strings.Join(strings.Fields(line), " "))
 		}
+	}
+}
+
+// throughput times warm PostToolUse hooks whose MCP result is a
+// realistic JSON document of each size, holding secrets to redact, and
+// how long after each answer its last bytes are searchable. Time per MiB
+// should not grow with the size.
+func throughput(env []string, client, ctxhook, sizes string) {
+	fmt.Printf("\nthroughput: warm PostToolUse (ctxhook-hook, daemon) with a JSON MCP result holding secrets\n")
+	fmt.Printf("%8s %10s %10s %10s %16s\n", "MiB", "p50 ms", "MB/s", "ms/MiB", "searchable after")
+	var perMiB []float64
+	for _, f := range strings.Split(sizes, ",") {
+		mib, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || mib <= 0 {
+			continue
+		}
+		var times []time.Duration
+		var found []time.Duration
+		var n int
+		for r := 0; r < 3; r++ {
+			marker := fmt.Sprintf("tputM%dR%dX%d", mib, r, time.Now().UnixNano()%1e6)
+			p := bigpayload.ClaudePostToolUse(mib<<20, marker, "bench-throughput", "toolu_"+marker)
+			n = len(p)
+			d := timeOne(env, p, client, "claude-code", "PostToolUse")
+			answered := time.Now()
+			times = append(times, d)
+			for time.Since(answered) < 60*time.Second {
+				cmd := exec.Command(ctxhook, "search", "--json", marker)
+				cmd.Env = env
+				out, _ := cmd.Output()
+				if bytes.Contains(out, []byte(marker)) {
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			found = append(found, time.Since(answered))
+		}
+		p50 := pct(times, 50)
+		mb := float64(n) / 1e6
+		per := p50 / (float64(n) / (1 << 20))
+		perMiB = append(perMiB, per)
+		fmt.Printf("%8d %10.0f %10.1f %10.1f %13.0f ms\n", mib, p50, mb/(p50/1000), per, pct(found, 50))
+	}
+	if len(perMiB) > 1 {
+		lo, hi := perMiB[0], perMiB[0]
+		for _, x := range perMiB {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		fmt.Printf("time per MiB, largest / smallest across sizes: %.2fx\n", hi/lo)
 	}
 }
 

@@ -1,0 +1,5 @@
+package runner
+
+// mapNoReserve: macOS reserves nothing for an anonymous mapping until its
+// pages are touched, and has no such flag.
+const mapNoReserve = 0
