@@ -66,8 +66,7 @@ func (u *httpUpstream) send(m []byte) {
 }
 
 func (u *httpUpstream) post(m []byte) {
-	var env envelope
-	json.Unmarshal(m, &env)
+	env, _ := parseEnvelope(m)
 	req, err := u.request(u.ctx, http.MethodPost, m)
 	if err != nil {
 		u.fail(env, err.Error())

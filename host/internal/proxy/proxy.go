@@ -26,7 +26,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -56,6 +55,9 @@ type Options struct {
 const (
 	CodeServerGone    = -32000
 	CodeServerTimeout = -32001
+	// CodeUndecided answers a tools/call whose result the plugin could
+	// not check for a relay token (fail closed).
+	CodeUndecided = -32002
 )
 
 type pending struct {
@@ -74,8 +76,7 @@ type upstream interface {
 
 type proxy struct {
 	o      Options
-	eng    *hook.Engine
-	engMu  sync.Mutex
+	dec    *decider
 	outMu  sync.Mutex
 	out    *bufio.Writer
 	up     upstream
@@ -101,15 +102,9 @@ func Run(ctx context.Context, o Options) int {
 		p.logf("%v", err)
 		return 1
 	}
-	p.eng, err = hook.NewEngine(ctx, paths, o.Getenv)
-	if err != nil {
-		// Without the plugin the proxy still passes everything through: the
-		// client must never lose its server because of ctxhook.
-		p.logf("plugin unavailable, passing messages through untouched: %v", err)
-	} else {
-		p.eng.Persistent = true
-		defer p.eng.Close(context.Background())
-	}
+	// The server starts at once; the plugin is made ready meanwhile.
+	p.dec = newDecider(o, paths, p.warnOnce)
+	defer p.dec.close()
 
 	if o.URL != "" {
 		p.up = newHTTPUpstream(p)
@@ -222,12 +217,6 @@ func readLines(r io.Reader, fn func([]byte)) {
 	}
 }
 
-type envelope struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
-}
 
 func idKey(id json.RawMessage) string {
 	var b bytes.Buffer
@@ -272,14 +261,18 @@ func eachMessage(line []byte, fn func(json.RawMessage) json.RawMessage) []byte {
 
 // clientMessage tracks a request and lets the plugin rewrite a tools/call.
 func (p *proxy) clientMessage(m json.RawMessage) json.RawMessage {
-	var env envelope
-	if json.Unmarshal(m, &env) != nil || len(env.ID) == 0 || env.Method == "" {
+	env, ok := parseEnvelope(m)
+	if !ok || len(env.ID) == 0 || env.Method == "" {
 		return m // notifications, responses to server requests, anything else
 	}
 	isCall := env.Method == "tools/call"
 	out := m
 	if isCall {
-		if rewritten := p.decide(abi.ProxyRequest, m, nil); rewritten != nil {
+		// A request the plugin could not decide goes out as it came: the
+		// worst that does is a server asking for its token again.
+		if rewritten, err := p.decide(abi.ProxyRequest, m, nil); err != nil {
+			p.warnOnce("plugin:request", "no decision on a tools/call, forwarding it untouched: %v", err)
+		} else if rewritten != nil {
 			out = rewritten
 		}
 	}
@@ -320,8 +313,8 @@ func (p *proxy) serverLine(line []byte) {
 // rewrite a tools/call result. A response to a request that already timed
 // out is dropped: the client has had its error.
 func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
-	var env envelope
-	if json.Unmarshal(m, &env) != nil || len(env.ID) == 0 || env.Method != "" {
+	env, ok := parseEnvelope(m)
+	if !ok || len(env.ID) == 0 || env.Method != "" {
 		return m // notifications and server-to-client requests
 	}
 	key := idKey(env.ID)
@@ -333,10 +326,28 @@ func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 		return nil
 	}
 	pd.timer.Stop()
-	if pd.isCall {
-		if rewritten := p.decide(abi.ProxyResponse, m, pd.request); rewritten != nil {
+	if !pd.isCall {
+		return m
+	}
+	rewritten, err := p.decide(abi.ProxyResponse, m, pd.request)
+	if err == nil {
+		if rewritten != nil {
 			return rewritten
 		}
+		return m
+	}
+	// Fail closed: a result whose decision failed may carry a relay
+	// token. The plugin's strip path captures it and hides it, nothing
+	// more; without that answer either, the client gets an error in the
+	// result's place, never the token.
+	p.warnOnce("plugin:response", "no decision on a tools/call result (%v); passing it on with its session token removed", err)
+	stripped, err := p.decide(abi.ProxyStrip, m, pd.request)
+	if err != nil {
+		p.logf("cannot remove the session token from a result (%v); the client gets an error instead", err)
+		return errorResponse(env.ID, CodeUndecided, "ctxhook proxy: the result could not be checked for the server's session token, so it was withheld")
+	}
+	if stripped != nil {
+		return stripped
 	}
 	return m
 }
@@ -349,28 +360,18 @@ func (p *proxy) toClient(m []byte) {
 	p.out.Flush()
 }
 
-// decide asks the plugin about a message; nil means forward it unchanged.
-// A plugin failure never stops a message.
-func (p *proxy) decide(event string, msg, request json.RawMessage) json.RawMessage {
-	if p.eng == nil {
-		return nil
-	}
-	payload, _ := json.Marshal(abi.ProxyPayload{SessionID: p.o.Session, Server: p.o.Name, Message: msg, Request: request})
-	p.engMu.Lock()
-	res, err := p.eng.Do(context.Background(), abi.HarnessMCPProxy, event, payload)
-	p.engMu.Unlock()
-	for _, w := range res.Warnings {
-		p.warnOnce(w, "%s", w)
-	}
+// decide asks the plugin about a message: the line to forward instead,
+// or nil to forward it unchanged. An error means no decision.
+func (p *proxy) decide(event string, msg, request json.RawMessage) (json.RawMessage, error) {
+	stdout, err := p.dec.decide(context.Background(), event, proxyPayload(p.o.Session, p.o.Name, msg, request))
 	if err != nil {
-		p.warnOnce("plugin:"+event, "plugin failed on a %s, forwarding it untouched: %v", event, err)
-		return nil
+		return nil, err
 	}
-	out := bytes.TrimSpace([]byte(res.Stdout))
+	out := bytes.TrimSpace([]byte(stdout))
 	if len(out) == 0 {
-		return nil
+		return nil, nil
 	}
-	return out
+	return out, nil
 }
 
 func (p *proxy) expire(key string, id json.RawMessage) {
@@ -395,8 +396,7 @@ func (p *proxy) serverGone(why string) {
 	p.logf("%s", why)
 	for _, pd := range waiting {
 		pd.timer.Stop()
-		var env envelope
-		json.Unmarshal(pd.request, &env)
+		env, _ := parseEnvelope(pd.request)
 		p.toClient(errorResponse(env.ID, CodeServerGone, "ctxhook proxy: "+why+" before answering"))
 	}
 }

@@ -41,6 +41,10 @@ func TestMain(m *testing.M) {
 type stepArgs struct {
 	N            int    `json:"n"`
 	SessionToken string `json:"session_token,omitempty"`
+	// Mark is put in the result's text (a fault trigger); Pad adds that
+	// many bytes to it.
+	Mark string `json:"mark,omitempty"`
+	Pad  int    `json:"pad,omitempty"`
 }
 type bigArgs struct {
 	Bytes int `json:"bytes"`
@@ -78,7 +82,8 @@ func newServer() *mcp.Server {
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "wrong session token"}}}, nil, nil
 		}
 		token = next()
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("step %d done: check WF-%03d passed", a.N, a.N)}},
+		text := fmt.Sprintf("step %d done: check WF-%03d passed %s", a.N, a.N, a.Mark) + strings.Repeat("p", a.Pad)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}},
 			Meta: mcp.Meta{"session_token": token}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(ctx context.Context, req *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
@@ -177,7 +182,9 @@ func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	os.Symlink(shared, filepath.Join(f.home, "cache", "wasm"))
 
 	cmd := exec.Command(os.Args[0], append([]string{"proxy", "--name", "wf", "--session", "test-session"}, proxyArgs...)...)
-	cmd.Env = append(append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home), extraEnv...)
+	// In-process decisions unless a test asks for the daemon: a daemon
+	// outlives the proxy, and stores what it decided after the proxy ends.
+	cmd.Env = append(append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home, "CTXHOOK_NO_DAEMON=1"), extraEnv...)
 	cmd.Stderr = f.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) { f.progress.Add(1) },

@@ -1,0 +1,222 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// decider gets the plugin's decisions for the proxy.
+//
+// It asks the daemon first: the daemon runs the plugin compiled without
+// cancellation checks (several times faster per call) under a kernel
+// watchdog that ends the daemon if a call never returns. A stuck call
+// there costs one message, and the daemon is started again; in the proxy
+// itself the same stuck call would freeze the process at its next
+// garbage collection and cut the agent off from its server (RATIONALE.md:
+// "How does the proxy decide?"). When no daemon answers, the proxy
+// decides in-process with an interruptible instance, which it replaces
+// whenever it fails: one failure touches one message.
+type decider struct {
+	o       Options
+	paths   paths.Paths
+	environ []string
+	useD    bool // ask the daemon (CTXHOOK_NO_DAEMON unset)
+	seq     atomic.Uint64
+
+	dmu       sync.Mutex
+	downUntil time.Time // the daemon did not answer: decide in-process until then
+	spawned   time.Time
+
+	mu       sync.Mutex // one in-process decision at a time
+	compiled *runner.Compiled
+	local    *hook.Engine
+	kick     chan struct{}
+	stop     context.CancelFunc
+	writer   chan struct{}
+	warn     func(kind, format string, a ...any)
+}
+
+func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...any)) *decider {
+	d := &decider{o: o, paths: p, environ: os.Environ(), useD: o.Getenv("CTXHOOK_NO_DAEMON") == "", warn: warn}
+	// The plugin is made ready in the background: the server starts at
+	// once and initialize, tools/list and the rest flow meanwhile; only a
+	// tools/call waits for a decision.
+	go func() {
+		if d.useD {
+			if _, err := os.Stat(p.Socket()); err != nil {
+				d.spawn()
+			}
+			return
+		}
+		d.mu.Lock()
+		d.ensureLocal(context.Background())
+		d.mu.Unlock()
+	}()
+	return d
+}
+
+// decide asks for the decision on one proxy message. An error means no
+// decision was made: the caller must not read an empty stdout as "no
+// change" then.
+func (d *decider) decide(ctx context.Context, event string, payload []byte) (string, error) {
+	id := d.o.Session + "-" + strconv.FormatUint(d.seq.Add(1), 10)
+	if d.useD && d.daemonUp() {
+		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
+		wait := 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second
+		a, err := daemon.Ask(d.paths, abi.HarnessMCPProxy, event, env, payload, wait)
+		if err == nil {
+			if a.Failed != "" {
+				return "", errors.New(a.Failed)
+			}
+			return a.Stdout, nil
+		}
+		d.daemonDown()
+	}
+	return d.decideLocal(ctx, event, payload, id)
+}
+
+func (d *decider) daemonUp() bool {
+	d.dmu.Lock()
+	defer d.dmu.Unlock()
+	return time.Now().After(d.downUntil)
+}
+
+// daemonDown notes a daemon that did not answer: it is started again (at
+// most every ten seconds) and the next two seconds are decided in-process.
+func (d *decider) daemonDown() {
+	d.dmu.Lock()
+	d.downUntil = time.Now().Add(2 * time.Second)
+	d.dmu.Unlock()
+	d.spawn()
+}
+
+func (d *decider) spawn() {
+	d.dmu.Lock()
+	if time.Since(d.spawned) < 10*time.Second {
+		d.dmu.Unlock()
+		return
+	}
+	d.spawned = time.Now()
+	d.dmu.Unlock()
+	if bin, err := os.Executable(); err == nil {
+		daemon.Spawn(bin, d.environ)
+	}
+}
+
+// decideLocal decides in-process, replacing an instance that failed.
+func (d *decider) decideLocal(ctx context.Context, event string, payload []byte, id string) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.ensureLocal(ctx); err != nil {
+		return "", err
+	}
+	getenv := d.o.Getenv
+	d.local.Getenv = func(k string) string {
+		if k == "CTXHOOK_REQUEST_ID" {
+			return id
+		}
+		return getenv(k)
+	}
+	res, err := d.local.Do(ctx, abi.HarnessMCPProxy, event, payload)
+	for _, w := range res.Warnings {
+		d.warn(w, "%s", w)
+	}
+	if b := d.local.Broken(); b != nil {
+		d.warn("replaced", "plugin instance replaced after: %v", b)
+		d.local.Close(context.Background())
+		d.local = nil
+	} else if d.local.MemoryBytes() > 64<<20 {
+		d.local.Close(context.Background()) // one big result: its memory back now
+		d.local = nil
+	}
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+	if err != nil {
+		return "", err
+	}
+	return res.Stdout, nil
+}
+
+// ensureLocal loads the in-process instance (compiling once, then
+// instantiating), and starts its writer: its events are spooled, so an
+// answer never waits for SQLite.
+func (d *decider) ensureLocal(ctx context.Context) error {
+	if d.local != nil {
+		return nil
+	}
+	if d.compiled == nil {
+		o := runner.Options{CacheDir: d.paths.WasmCache()}
+		if f := d.o.Getenv(hook.EnvTestPlugin); f != "" {
+			w, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			o.Wasm = w
+		}
+		c, err := runner.Compile(ctx, o)
+		if err != nil {
+			return fmt.Errorf("plugin unavailable: %w", err)
+		}
+		d.compiled = c
+		wctx, stop := context.WithCancel(context.Background())
+		d.kick, d.stop, d.writer = make(chan struct{}, 1), stop, make(chan struct{})
+		go func() {
+			defer close(d.writer)
+			hook.Writer(wctx, d.paths, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
+		}()
+	}
+	r, err := d.compiled.Instance(ctx)
+	if err != nil {
+		return fmt.Errorf("plugin unavailable: %w", err)
+	}
+	d.local = hook.NewEngineOn(d.paths, d.o.Getenv, r)
+	d.local.Persistent, d.local.Deferred = true, true
+	return nil
+}
+
+// close stores what the in-process engine spooled and unloads it.
+func (d *decider) close() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.local != nil {
+		d.local.Close(context.Background())
+		d.local = nil
+	}
+	if d.stop != nil {
+		d.stop()
+		<-d.writer
+	}
+	if d.compiled != nil {
+		d.compiled.Close(context.Background())
+	}
+}
+
+// proxyPayload is abi.ProxyPayload's JSON, written without re-encoding
+// the message: it may be tens of MiB, and it is valid JSON already (the
+// proxy checked every line it read).
+func proxyPayload(session, server string, msg, request []byte) []byte {
+	s, _ := json.Marshal(session)
+	n, _ := json.Marshal(server)
+	b := make([]byte, 0, len(msg)+len(request)+len(s)+len(n)+64)
+	b = append(append(append(b, `{"session_id":`...), s...), `,"server":`...)
+	b = append(append(append(b, n...), `,"message":`...), msg...)
+	if len(request) > 0 {
+		b = append(append(b, `,"request":`...), request...)
+	}
+	return append(b, '}')
+}

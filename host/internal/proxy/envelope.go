@@ -1,0 +1,140 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// envelope is what the proxy reads of every JSON-RPC message: its id and
+// method. A result may be tens of MiB; decoding it into a struct only to
+// find these two would copy and scan it once more per message.
+type envelope struct {
+	ID     json.RawMessage
+	Method string
+}
+
+// parseEnvelope reads the id and method of m, a JSON object the proxy
+// already checked is valid JSON (json.Valid on every line it reads):
+// values are skipped by their brackets and quotes, not validated again.
+// ok is false when m is not an object, or its id or method are not of
+// their JSON-RPC types; a key with an escape is read as written (no
+// JSON-RPC member name needs one).
+func parseEnvelope(m []byte) (env envelope, ok bool) {
+	i := skipWS(m, 0)
+	if i >= len(m) || m[i] != '{' {
+		return env, false
+	}
+	i++
+	for {
+		i = skipWS(m, i)
+		if i >= len(m) {
+			return env, false
+		}
+		if m[i] == '}' {
+			return env, true
+		}
+		if m[i] == ',' {
+			i++
+			continue
+		}
+		if m[i] != '"' {
+			return env, false
+		}
+		kEnd := stringEnd(m, i)
+		if kEnd < 0 {
+			return env, false
+		}
+		key := string(m[i+1 : kEnd])
+		i = skipWS(m, kEnd+1)
+		if i >= len(m) || m[i] != ':' {
+			return env, false
+		}
+		i = skipWS(m, i+1)
+		vEnd := valueEnd(m, i)
+		if vEnd < 0 {
+			return env, false
+		}
+		switch key {
+		case "id":
+			env.ID = json.RawMessage(m[i:vEnd:vEnd])
+		case "method":
+			if string(m[i:vEnd]) == "null" {
+				env.Method = ""
+				break
+			}
+			if m[i] != '"' {
+				return env, false
+			}
+			s, err := strconv.Unquote(string(m[i:vEnd]))
+			if err != nil {
+				if json.Unmarshal(m[i:vEnd], &s) != nil {
+					return env, false
+				}
+			}
+			env.Method = s
+		}
+		i = vEnd
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index of the quote closing the string at b[i], or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
+}
+
+// valueEnd is the index just past the value starting at b[i], or -1.
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		if e := stringEnd(b, i); e >= 0 {
+			return e + 1
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := stringEnd(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
