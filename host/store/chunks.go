@@ -18,6 +18,8 @@ type ChunkHit struct {
 	Chunk   Chunk   `json:"chunk"`
 	Score   float64 `json:"score"`
 	Snippet string  `json:"snippet"`
+	// Offset is where in the chunk's text the snippet's match starts.
+	Offset int64 `json:"offset"`
 }
 
 const chunkCols = `id, ts_ms, session, harness, path, cwd, text, bytes, redactions`
@@ -160,19 +162,20 @@ func (s *Store) SearchChunks(q Query, o SearchOptions) ([]ChunkHit, int, error) 
 	if o.Limit <= 0 {
 		o.Limit = 10
 	}
-	ids, scores, total, err := s.rank(chunksCorpus, q, o)
+	r, err := s.rank(chunksCorpus, q, o)
 	if err != nil {
 		return nil, 0, err
 	}
-	hits := make([]ChunkHit, 0, len(ids))
-	for _, id := range ids {
+	hits := make([]ChunkHit, 0, len(r.ids))
+	for _, id := range r.ids {
 		c, err := s.ChunkByID(id)
 		if err != nil {
 			return nil, 0, err
 		}
-		hits = append(hits, ChunkHit{Chunk: c, Score: scores[id], Snippet: Snippet(c.Text, q.Terms, 160)})
+		snippet, at, _ := snippetOf(c.Text, q.Terms, snippetWidth, false, false)
+		hits = append(hits, ChunkHit{Chunk: c, Score: r.scores[id], Snippet: snippet, Offset: int64(at)})
 	}
-	return hits, max(total, len(hits)), nil
+	return hits, max(r.total, len(hits)), nil
 }
 
 // ChunkCount returns how many transcript chunks are indexed.

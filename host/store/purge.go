@@ -26,10 +26,10 @@ type Purged struct {
 }
 
 // Purge deletes the events and transcript turns f selects, with their
-// full-text entries, in one transaction. Deleted content is overwritten
-// (secure_delete) and the WAL is truncated afterwards, so what was purged
-// is gone from the files, not only from the tables; VACUUM (vacuum)
-// also returns the space.
+// bodies' parts and full-text entries, in one transaction. Deleted
+// content is overwritten (secure_delete) and the WAL is truncated
+// afterwards, so what was purged is gone from the files, not only from
+// the tables; VACUUM (vacuum) also returns the space.
 func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 	var p Purged
 	if f.empty() {
@@ -50,12 +50,12 @@ func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 		return n, b, st.Err()
 	}
 	var err error
-	if p.Events, p.Bytes, err = count(`SELECT count(*), coalesce(sum(length(args)+length(response)+length(text)), 0) FROM events WHERE `+evWhere, evArgs); err != nil {
+	if p.Events, p.Bytes, err = count(`SELECT count(*), coalesce(sum(`+s.storedBytes()+`), 0) FROM events WHERE `+evWhere, evArgs); err != nil {
 		return p, err
 	}
 	if chWhere != "" {
 		var b int64
-		if p.Turns, b, err = count(`SELECT count(*), coalesce(sum(length(text)), 0) FROM chunks WHERE `+chWhere, chArgs); err != nil {
+		if p.Turns, b, err = count(`SELECT count(*), coalesce(sum(length(CAST(text AS BLOB))), 0) FROM chunks WHERE `+chWhere, chArgs); err != nil {
 			return p, err
 		}
 		p.Bytes += b
@@ -68,6 +68,16 @@ func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 	}
 	exec := s.execArgs
 	err = s.tx(func() error {
+		// Parts first: their index entries are found through them.
+		for _, t := range []string{"event_parts_fts", "event_parts_tri"} {
+			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM event_parts
+				WHERE indexed AND event_id IN (SELECT id FROM events WHERE `+evWhere+`))`, evArgs); err != nil {
+				return err
+			}
+		}
+		if err := exec(`DELETE FROM event_parts WHERE event_id IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
+			return err
+		}
 		for _, t := range []string{"events_fts", "events_tri"} {
 			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
 				return err
@@ -100,7 +110,7 @@ func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 	// FTS5 keeps a deleted row's tokens in its segments until they merge:
 	// rewrite them now, so no word of what was purged stays searchable on
 	// disk.
-	for _, t := range []string{"events_fts", "events_tri", "chunks_fts", "chunks_tri"} {
+	for _, t := range []string{"events_fts", "events_tri", "event_parts_fts", "event_parts_tri", "chunks_fts", "chunks_tri"} {
 		if err := s.conn.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES('optimize')`); err != nil {
 			return p, fmt.Errorf("store: purge: %s: %w", t, err)
 		}

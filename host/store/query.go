@@ -61,24 +61,30 @@ func (q Query) Empty() bool { return len(q.Terms) == 0 }
 // fts returns the FTS5 MATCH expression for the word (porter) index: every
 // term a quoted string, so FTS5 tokenizes it like the documents and matches
 // it as a phrase.
-func (q Query) fts() string {
+func (q Query) fts() string { return strings.Join(q.ftsTerms(), " AND ") }
+
+// ftsTerms are the terms of fts, one MATCH expression each.
+func (q Query) ftsTerms() []string {
 	parts := make([]string, 0, len(q.Terms))
 	for _, t := range q.Terms {
 		parts = append(parts, quote(t))
 	}
-	return strings.Join(parts, " AND ")
+	return parts
 }
 
 // trigram returns the MATCH expression for the trigram index, or "" when
 // no term is long enough (trigram needs three characters).
-func (q Query) trigram() string {
+func (q Query) trigram() string { return strings.Join(q.trigramTerms(), " AND ") }
+
+// trigramTerms are the terms of trigram, one MATCH expression each.
+func (q Query) trigramTerms() []string {
 	var parts []string
 	for _, t := range q.Terms {
 		if utf8.RuneCountInString(t) >= 3 {
 			parts = append(parts, quote(t))
 		}
 	}
-	return strings.Join(parts, " AND ")
+	return parts
 }
 
 func quote(s string) string {

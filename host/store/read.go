@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -13,28 +14,75 @@ import (
 )
 
 // Event is a stored event: the plugin's abi.Event plus the id the store
-// gave it.
+// gave it. Read from the store, Response and Text hold only the head of
+// a body stored in parts (HeadSize bytes): ResponseSize and TextSize say
+// how long the whole bodies are, and ReadBody and WriteBody read them.
 type Event struct {
 	ID int64 `json:"id"`
 	abi.Event
+	// ResponseSize and TextSize are the stored sizes, in bytes, of the
+	// whole response and text (ResponseBytes is the size captured, before
+	// redaction).
+	ResponseSize int64 `json:"response_size"`
+	TextSize     int64 `json:"text_size"`
+	// ResponseParts and TextParts count the parts stored after the head:
+	// 0 when Response (Text) is the whole body.
+	ResponseParts int `json:"response_parts,omitempty"`
+	TextParts     int `json:"text_parts,omitempty"`
 }
 
-const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd,
-	args, response, text, response_bytes, truncated, redactions, event_key, context_bytes`
+// Whole reports whether Response and Text are the whole bodies.
+func (e Event) Whole() bool { return e.ResponseParts == 0 && e.TextParts == 0 }
+
+// BodyField is the field Body shows: the text when there is one, else the
+// response.
+func (e Event) BodyField() Field {
+	if e.Text != "" || e.TextSize > 0 {
+		return FieldText
+	}
+	return FieldResponse
+}
+
+// BodySize is the size of the whole body Body is the head of.
+func (e Event) BodySize() int64 {
+	if e.BodyField() == FieldText {
+		return e.TextSize
+	}
+	return e.ResponseSize
+}
+
+// eventCols are the columns scanEvent reads; a read-only store of an
+// older schema has no sizes (its bodies are whole in the row).
+func (s *Store) eventCols() string {
+	const cols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd,
+	args, response, text, response_bytes, truncated, redactions, event_key, context_bytes, `
+	if !s.hasParts() {
+		return cols + `NULL, NULL, 0, 0`
+	}
+	return cols + `response_size, text_size, response_parts, text_parts`
+}
 
 func scanEvent(st *sqlite3.Stmt) Event {
-	return Event{ID: st.ColumnInt64(0), Event: abi.Event{
+	e := Event{ID: st.ColumnInt64(0), Event: abi.Event{
 		TimeMS: st.ColumnInt64(1), Session: st.ColumnText(2), Harness: st.ColumnText(3),
 		HookEvent: st.ColumnText(4), Category: st.ColumnText(5), Tool: st.ColumnText(6), Server: st.ColumnText(7),
 		ToolUseID: st.ColumnText(8), Cwd: st.ColumnText(9), Args: st.ColumnText(10), Response: st.ColumnText(11),
 		Text: st.ColumnText(12), ResponseBytes: st.ColumnInt(13), Truncated: st.ColumnBool(14), Redactions: st.ColumnInt(15),
 		Key: st.ColumnText(16), ContextBytes: st.ColumnInt(17),
-	}}
+	}, ResponseParts: st.ColumnInt(20), TextParts: st.ColumnInt(21)}
+	e.ResponseSize, e.TextSize = int64(len(e.Response)), int64(len(e.Text))
+	if st.ColumnType(18) != sqlite3.NULL {
+		e.ResponseSize = st.ColumnInt64(18)
+	}
+	if st.ColumnType(19) != sqlite3.NULL {
+		e.TextSize = st.ColumnInt64(19)
+	}
+	return e
 }
 
-// Event returns one event by id.
+// Event returns one event by id, its bodies' heads only (see Event).
 func (s *Store) Event(id int64) (Event, error) {
-	st, _, err := s.conn.Prepare(`SELECT ` + eventCols + ` FROM events WHERE id = ?`)
+	st, _, err := s.conn.Prepare(`SELECT ` + s.eventCols() + ` FROM events WHERE id = ?`)
 	if err != nil {
 		return Event{}, fmt.Errorf("store: %w", err)
 	}
@@ -50,13 +98,13 @@ func (s *Store) Event(id int64) (Event, error) {
 }
 
 // EventByRef returns an event by id ("42") or by the key the plugin gave
-// it ("e3f09c2a41b7d5e8").
+// it ("e3f09c2a41b7d5e8"), its bodies' heads only.
 func (s *Store) EventByRef(ref string) (Event, error) {
 	ref = strings.TrimPrefix(strings.TrimSpace(ref), "#")
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		return s.Event(id)
 	}
-	st, _, err := s.conn.Prepare(`SELECT ` + eventCols + ` FROM events WHERE event_key = ? AND event_key != '' ORDER BY id LIMIT 1`)
+	st, _, err := s.conn.Prepare(`SELECT ` + s.eventCols() + ` FROM events WHERE event_key = ? AND event_key != '' ORDER BY id LIMIT 1`)
 	if err != nil {
 		return Event{}, fmt.Errorf("store: %w", err)
 	}
@@ -86,6 +134,10 @@ type Hit struct {
 	Event   Event   `json:"event"`
 	Score   float64 `json:"score"`
 	Snippet string  `json:"snippet"`
+	// Offset is where in the body (Event.BodyField) the snippet's match
+	// starts (0 when no term was found as written, e.g. a stemmed match):
+	// ReadBody from there reads on from the match.
+	Offset int64 `json:"offset"`
 }
 
 // ErrEmptyQuery is returned when a query has no terms.
@@ -103,17 +155,18 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 
 // corpus is one searchable table and its two indexes. Filters bind as
 // ?2..?6 (session, server, category, since, until) on rows aliased e.
-type corpus struct{ table, words, trigrams, filter string }
+// Events also have parts, indexed in partWords and partTrigrams.
+type corpus struct{ table, words, trigrams, filter, partWords, partTrigrams string }
 
 var (
 	eventsCorpus = corpus{"events", "events_fts", "events_tri",
 		`(?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3) AND (?4 = '' OR e.category = ?4)
-		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`}
+		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`, "event_parts_fts", "event_parts_tri"}
 	// Transcript chunks have no server, and their category is
 	// "transcript": a server filter, or another category, excludes them.
 	chunksCorpus = corpus{"chunks", "chunks_fts", "chunks_tri",
 		`(?2 = '' OR e.session = ?2) AND ?3 = '' AND (?4 = '' OR ?4 = '` + CategoryTranscript + `')
-		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`}
+		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`, "", ""}
 )
 
 // CategoryTranscript is the category transcript chunks are found under.
@@ -127,6 +180,8 @@ const (
 	rankWindow = 1000
 	// MaxTotal caps SearchTotal's count; a total at the cap is a lower bound.
 	MaxTotal = 1000
+	// snippetWidth is about how many bytes a hit's snippet shows.
+	snippetWidth = 160
 )
 
 // SearchTotal is Search that also counts the matching events (in either
@@ -135,136 +190,368 @@ func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
 	if o.Limit <= 0 {
 		o.Limit = 10
 	}
-	ids, scores, total, err := s.rank(eventsCorpus, q, o)
+	r, err := s.rank(eventsCorpus, q, o)
 	if err != nil {
 		return nil, 0, err
 	}
-	hits := make([]Hit, 0, len(ids))
-	for _, id := range ids {
+	hits := make([]Hit, 0, len(r.ids))
+	for _, id := range r.ids {
 		e, err := s.Event(id)
 		if err != nil {
 			return nil, 0, err
 		}
-		hits = append(hits, Hit{Event: e, Score: scores[id], Snippet: Snippet(e.body(), q.Terms, 160)})
+		snippet, at := s.hitSnippet(e, q.Terms, r.parts[id])
+		hits = append(hits, Hit{Event: e, Score: r.scores[id], Snippet: snippet, Offset: at})
 	}
-	return hits, max(total, len(hits)), nil
+	return hits, max(r.total, len(hits)), nil
+}
+
+// hitSnippet is the snippet of a hit: around a term in the body's head,
+// else in part, the part that matched best (0: none did).
+func (s *Store) hitSnippet(e Event, terms []string, part int64) (string, int64) {
+	body := e.Body()
+	snippet, at, found := snippetOf(body, terms, snippetWidth, false, int64(len(body)) < e.BodySize())
+	if found || part == 0 {
+		return snippet, int64(at)
+	}
+	doc, base, err := s.partDoc(part)
+	if err != nil {
+		return snippet, int64(at)
+	}
+	if ps, pat, ok := snippetOf(doc, terms, snippetWidth, base > 0, base+int64(len(doc)) < e.BodySize()); ok {
+		return ps, base + int64(pat)
+	}
+	return snippet, int64(at)
+}
+
+// cand is a row that matched one index: its id (an event's, for a
+// part), its score (bm25, lower is better; 0 ranking by recency alone)
+// and, for a part, the part's id.
+type cand struct {
+	id    int64
+	score float64
+	part  int64
+}
+
+// ranking is rank's answer.
+type ranking struct {
+	ids    []int64 // best first, at most the limit
+	scores map[int64]float64
+	total  int             // matches, up to MaxTotal
+	parts  map[int64]int64 // an event's best matching part, when one matched
 }
 
 // rank finds rows of c matching q, fuses the two indexes' rankings (RRF),
 // and returns the best o.Limit ids, their scores, and the count of
 // matches up to MaxTotal.
-func (s *Store) rank(c corpus, q Query, o SearchOptions) ([]int64, map[int64]float64, int, error) {
+//
+// For events stored in parts, each index is two: the events' own
+// documents (tool, args, the body's head) and the parts'. Within an
+// index, an event ranks by its best-matching document: the two lists,
+// each in its own BM25 order, are interleaved (so neither table's BM25
+// scale dominates, and an event counts once per index). Terms that are
+// all in one event but never in one document of it (the head and a
+// part, two parts) still match, ranked after those, newest first (in the
+// trigram index only when the word index found nothing).
+func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
+	r := ranking{scores: map[int64]float64{}, parts: map[int64]int64{}}
 	if q.Empty() {
-		return nil, nil, 0, ErrEmptyQuery
+		return r, ErrEmptyQuery
 	}
 	pool := o.Limit * 5
 	filtered := o.Session != "" || o.Server != "" || o.Category != "" || o.SinceMS != 0 || o.UntilMS != 0
-	scores := map[int64]float64{}
-	// index scores the newest rankWindow matches of one index (with BM25,
-	// or by recency alone) and adds the best pool of them to the fused
-	// scores. It returns how many matched within the window.
-	index := func(table, match string, withBM25 bool) (int, error) {
-		if match == "" {
+	withParts := c.partWords != "" && s.hasParts()
+	if withParts {
+		n, err := s.count(`SELECT EXISTS(SELECT 1 FROM event_parts_fts_docsize)`, nil)
+		if err != nil {
+			return r, fmt.Errorf("store: search: %w", err)
+		}
+		withParts = n > 0
+	}
+	var cross []int64
+	// index ranks the matches of one index (with BM25, or by recency
+	// alone), adds the best pool of them to the fused scores, and returns
+	// how many matched within the window.
+	index := func(table, parts string, terms []string, withBM25, across bool) (int, error) {
+		if len(terms) == 0 {
 			return 0, nil
 		}
-		score := "0"
-		if withBM25 {
-			score = "bm25(" + table + ")"
-		}
-		sql := `SELECT rowid, ` + score + ` FROM ` + table + ` WHERE ` + table + ` MATCH ?1 ORDER BY rowid DESC LIMIT ?7`
-		if filtered {
-			sql = `SELECT f.rowid, ` + score + ` FROM ` + table + ` f JOIN ` + c.table + ` e ON e.id = f.rowid
-				WHERE ` + table + ` MATCH ?1 AND ` + c.filter + ` ORDER BY f.rowid DESC LIMIT ?7`
-		}
-		st, _, err := s.conn.Prepare(sql)
+		match := strings.Join(terms, " AND ")
+		cands, err := s.matches(c, table, match, false, withBM25, filtered, o)
 		if err != nil {
 			return 0, err
 		}
-		defer st.Close()
-		bindAll(st, match, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, int64(rankWindow))
-		type cand struct {
-			id    int64
-			score float64
-		}
-		var cands []cand
-		for st.Step() {
-			cands = append(cands, cand{st.ColumnInt64(0), st.ColumnFloat(1)})
-		}
-		if err := st.Err(); err != nil {
-			return 0, err
-		}
-		// bm25() is lower for better matches; ties (and recency-only
-		// ranking) keep the newest first.
-		sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
-		for i, c := range cands {
-			if i == pool {
-				break
+		if withParts {
+			pc, err := s.matches(c, parts, match, true, withBM25, filtered, o)
+			if err != nil {
+				return 0, err
 			}
-			scores[c.id] += 1.0 / float64(rrfK+i+1)
+			cands = interleave(cands, pc)
+			if across && len(terms) > 1 {
+				xc, err := s.crossMatches(c, table, parts, terms, filtered, o, cands)
+				if err != nil {
+					return 0, err
+				}
+				for _, x := range xc {
+					cross = append(cross, x.id)
+				}
+				cands = append(cands, xc...)
+			}
+		}
+		for i, c := range cands {
+			if i < pool {
+				r.scores[c.id] += 1.0 / float64(rrfK+i+1)
+			}
+			if _, ok := r.parts[c.id]; !ok && c.part != 0 {
+				r.parts[c.id] = c.part
+			}
 		}
 		return len(cands), nil
 	}
-	words, err := index(c.words, q.fts(), true)
+	words, err := index(c.words, c.partWords, q.ftsTerms(), true, true)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("store: search: %w", err)
+		return r, fmt.Errorf("store: search: %w", err)
 	}
 	// The trigram index is for what words miss (substrings, camelCase,
 	// paths). When the word index found the terms, BM25 over trigrams
 	// (whose phrase statistics cost a scan of every document sharing a
-	// trigram) adds little: trigram matches then rank by recency.
-	if _, err := index(c.trigrams, q.trigram(), words == 0); err != nil {
-		return nil, nil, 0, fmt.Errorf("store: search: %w", err)
+	// trigram) adds little: trigram matches then rank by recency. Terms
+	// spread over an event's parts are looked for term by term, which
+	// costs most in the trigram index (a common trigram is in every big
+	// part): that too only when words found nothing.
+	if _, err := index(c.trigrams, c.partTrigrams, q.trigramTerms(), words == 0, words == 0); err != nil {
+		return r, fmt.Errorf("store: search: %w", err)
 	}
-	total, err := s.countMatches(c, q, o, filtered)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("store: search: %w", err)
+	if r.total, err = s.countMatches(c, q, o, filtered, withParts, cross); err != nil {
+		return r, fmt.Errorf("store: search: %w", err)
 	}
-	ids := make([]int64, 0, len(scores))
-	for id := range scores {
+	ids := make([]int64, 0, len(r.scores))
+	for id := range r.scores {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool {
-		if scores[ids[i]] != scores[ids[j]] {
-			return scores[ids[i]] > scores[ids[j]]
+		if r.scores[ids[i]] != r.scores[ids[j]] {
+			return r.scores[ids[i]] > r.scores[ids[j]]
 		}
 		return ids[i] > ids[j] // newer first on ties
 	})
 	if len(ids) > o.Limit {
 		ids = ids[:o.Limit]
 	}
-	return ids, scores, total, nil
+	r.ids = ids
+	return r, nil
 }
 
-// countMatches counts the rows either index of c matches, filters
-// applied, up to MaxTotal.
-func (s *Store) countMatches(c corpus, q Query, o SearchOptions, filtered bool) (int, error) {
-	var parts []string
-	args := []any{"", o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS}
-	for i, m := range []struct{ table, match string }{{c.words, q.fts()}, {c.trigrams, q.trigram()}} {
-		args = append(args, m.match)
-		if m.match != "" {
-			parts = append(parts, `SELECT rowid FROM `+m.table+` WHERE `+m.table+` MATCH ?`+strconv.Itoa(7+i))
+// matches returns the newest rankWindow matches of one index of c (the
+// index of its parts, with parts), scored with BM25 or all 0, best first
+// (ties newest first), one per row of c: the best of an event's parts.
+func (s *Store) matches(c corpus, table, match string, parts, withBM25, filtered bool, o SearchOptions) ([]cand, error) {
+	score := "0"
+	if withBM25 {
+		score = "bm25(" + table + ")"
+	}
+	var sql string
+	switch {
+	case parts:
+		sql = `SELECT p.event_id, ` + score + `, f.rowid FROM ` + table + ` f JOIN event_parts p ON p.id = f.rowid`
+		if filtered {
+			sql += ` JOIN ` + c.table + ` e ON e.id = p.event_id WHERE ` + table + ` MATCH ?1 AND ` + c.filter
+		} else {
+			sql += ` WHERE ` + table + ` MATCH ?1`
+		}
+		sql += ` ORDER BY f.rowid DESC LIMIT ?7`
+	case filtered:
+		sql = `SELECT f.rowid, ` + score + `, 0 FROM ` + table + ` f JOIN ` + c.table + ` e ON e.id = f.rowid
+				WHERE ` + table + ` MATCH ?1 AND ` + c.filter + ` ORDER BY f.rowid DESC LIMIT ?7`
+	default:
+		sql = `SELECT rowid, ` + score + `, 0 FROM ` + table + ` WHERE ` + table + ` MATCH ?1 ORDER BY rowid DESC LIMIT ?7`
+	}
+	st, _, err := s.conn.Prepare(sql)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	bindAll(st, match, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, int64(rankWindow))
+	var cands []cand
+	for st.Step() {
+		cands = append(cands, cand{st.ColumnInt64(0), st.ColumnFloat(1), st.ColumnInt64(2)})
+	}
+	if err := st.Err(); err != nil {
+		return nil, err
+	}
+	// bm25() is lower for better matches; ties (and recency-only
+	// ranking) keep the newest first.
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
+	if !parts {
+		return cands, nil
+	}
+	seen := map[int64]bool{}
+	out := cands[:0]
+	for _, c := range cands {
+		if !seen[c.id] {
+			seen[c.id] = true
+			out = append(out, c)
 		}
 	}
-	if len(parts) == 0 {
+	return out, nil
+}
+
+// interleave merges two rankings of events, a's first, b's first, a's
+// second..., each event where it first comes.
+func interleave(a, b []cand) []cand {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]cand, 0, len(a)+len(b))
+	seen := map[int64]int{}
+	add := func(c cand) {
+		if i, ok := seen[c.id]; ok {
+			if out[i].part == 0 {
+				out[i].part = c.part // keep the part that matched, for the snippet
+			}
+			return
+		}
+		seen[c.id] = len(out)
+		out = append(out, c)
+	}
+	for i := 0; i < len(a) || i < len(b); i++ {
+		if i < len(a) {
+			add(a[i])
+		}
+		if i < len(b) {
+			add(b[i])
+		}
+	}
+	return out
+}
+
+// crossMatches finds the events, not among have, that hold every term
+// (one match expression each) though no one document of theirs holds
+// them all: each term is in the event's own document (table) or in one
+// of its parts (parts). Only events with a part matching some term can
+// be such; they come newest first, with a part that matched.
+func (s *Store) crossMatches(c corpus, table, parts string, terms []string, filtered bool, o SearchOptions, have []cand) ([]cand, error) {
+	skip := map[int64]bool{}
+	for _, h := range have {
+		skip[h.id] = true
+	}
+	inParts := make([]map[int64]int64, len(terms))
+	var ids []int64
+	for i, t := range terms {
+		cands, err := s.matches(c, parts, t, true, false, filtered, o)
+		if err != nil {
+			return nil, err
+		}
+		inParts[i] = map[int64]int64{}
+		for _, c := range cands {
+			inParts[i][c.id] = c.part
+			if !skip[c.id] {
+				skip[c.id] = true
+				ids = append(ids, c.id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(ids)
+	inHead := make([]map[int64]bool, len(terms))
+	for i, t := range terms {
+		inHead[i] = map[int64]bool{}
+		st, _, err := s.conn.Prepare(`SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))`)
+		if err != nil {
+			return nil, err
+		}
+		bindAll(st, t, string(list))
+		for st.Step() {
+			inHead[i][st.ColumnInt64(0)] = true
+		}
+		err = st.Err()
+		st.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	var out []cand
+	for _, id := range ids {
+		var part int64
+		all := true
+		for i := range terms {
+			p, ok := inParts[i][id]
+			if !ok && !inHead[i][id] {
+				all = false
+				break
+			}
+			if part == 0 {
+				part = p
+			}
+		}
+		if all {
+			out = append(out, cand{id: id, part: part})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id > out[j].id })
+	return out, nil
+}
+
+// countMatches counts the rows either index of c matches (an event
+// through its own document or any part), filters applied, plus extra
+// (events matched across documents), up to MaxTotal.
+func (s *Store) countMatches(c corpus, q Query, o SearchOptions, filtered, withParts bool, extra []int64) (int, error) {
+	var words, all []string
+	args := []any{"", o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS}
+	for i, m := range []struct{ table, parts, match string }{{c.words, c.partWords, q.fts()}, {c.trigrams, c.partTrigrams, q.trigram()}} {
+		args = append(args, m.match)
+		if m.match == "" {
+			continue
+		}
+		p := `?` + strconv.Itoa(7+i)
+		subs := []string{`SELECT rowid AS id FROM ` + m.table + ` WHERE ` + m.table + ` MATCH ` + p}
+		if withParts {
+			subs = append(subs, `SELECT p.event_id FROM `+m.parts+` f JOIN event_parts p ON p.id = f.rowid WHERE `+m.parts+` MATCH `+p)
+		}
+		if i == 0 {
+			words = subs
+		}
+		all = append(all, subs...)
+	}
+	if len(all) == 0 {
 		return 0, nil
 	}
 	limit := strconv.Itoa(MaxTotal)
-	if !filtered && len(parts) == 2 {
-		// The union can only be larger: when words alone reach the cap,
-		// the trigram side need not be read.
-		n, err := s.count(`SELECT count(*) FROM (`+parts[0]+` LIMIT `+limit+`)`, args)
+	if !filtered && len(words) > 0 && len(all) > 1 {
+		// The union can only be larger: when the word index's matches
+		// among the events' own documents reach the cap, nothing else
+		// need be read (a UNION would read every match of every branch).
+		n, err := s.count(`SELECT count(*) FROM (`+words[0]+` LIMIT `+limit+`)`, args)
 		if err != nil || n >= MaxTotal {
 			return n, err
 		}
 	}
-	union := strings.Join(parts, " UNION ")
-	sql := `SELECT count(*) FROM (` + union + ` LIMIT ` + limit + `)`
+	union := strings.Join(all, " UNION ")
+	ids := `SELECT id FROM (` + union + `) LIMIT ` + limit
 	if filtered {
-		sql = `SELECT count(*) FROM (SELECT e.id FROM ` + c.table + ` e WHERE e.id IN (` + union + `) AND ?1 = '' AND ` + c.filter +
-			` LIMIT ` + limit + `)`
+		ids = `SELECT e.id FROM ` + c.table + ` e WHERE e.id IN (` + union + `) AND ?1 = '' AND ` + c.filter + ` LIMIT ` + limit
 	}
-	return s.count(sql, args)
+	if len(extra) == 0 {
+		return s.count(`SELECT count(*) FROM (`+ids+`)`, args)
+	}
+	// Events matched across documents are in no branch of the union for
+	// their index, but may be in the other's: count the ids.
+	seen := map[int64]bool{}
+	for _, id := range extra {
+		seen[id] = true
+	}
+	st, _, err := s.conn.Prepare(ids)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	bindAll(st, args...)
+	for st.Step() {
+		seen[st.ColumnInt64(0)] = true
+	}
+	return min(len(seen), MaxTotal), st.Err()
 }
 
 func (s *Store) count(sql string, args []any) (int, error) {
@@ -285,14 +572,27 @@ func (e Event) body() string { return searchBody(e.Event) }
 // Snippet returns about width bytes of body around the first term found
 // (case-insensitively), on one line.
 func Snippet(body string, terms []string, width int) string {
+	s, _, _ := snippetOf(body, terms, width, false, false)
+	return s
+}
+
+// snippetOf is Snippet, for body a piece of a longer text (more before
+// it, more after it: an ellipsis marks them). It also returns where the
+// term was found in body, and whether it was.
+func snippetOf(body string, terms []string, width int, before, after bool) (string, int, bool) {
 	lower := asciiLower(body) // keeps byte offsets, unlike strings.ToLower
 	at := -1
 	for _, t := range terms {
-		if i := strings.Index(lower, asciiLower(t)); i >= 0 && (at < 0 || i < at) {
+		i := strings.Index(lower, asciiLower(t))
+		if f := strings.Fields(t); i < 0 && len(f) > 1 {
+			i = strings.Index(lower, asciiLower(f[0])) // a phrase across a line break
+		}
+		if i >= 0 && (at < 0 || i < at) {
 			at = i
 		}
 	}
-	if at < 0 {
+	found := at >= 0
+	if !found {
 		at = 0
 	}
 	start := max(at-width/3, 0)
@@ -304,13 +604,13 @@ func Snippet(body string, terms []string, width int) string {
 		end++
 	}
 	s := strings.Join(strings.Fields(body[start:end]), " ")
-	if start > 0 {
+	if start > 0 || before {
 		s = "…" + s
 	}
-	if end < len(body) {
+	if end < len(body) || after {
 		s += "…"
 	}
-	return s
+	return s, at, found
 }
 
 // Stats summarises one session, or every session when session is "".
@@ -352,7 +652,7 @@ func (s *Store) Stats(session string) (Stats, error) {
 	where := ` WHERE (?1 = '' OR session = ?1)`
 	err := errors.Join(
 		q(`SELECT count(DISTINCT session), count(*), coalesce(sum(response_bytes),0),
-			coalesce(sum(length(response)+length(text)+length(args)),0), coalesce(sum(redactions),0),
+			coalesce(sum(`+s.storedBytes()+`),0), coalesce(sum(redactions),0),
 			coalesce(sum(truncated),0), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0),
 			coalesce(sum(CASE WHEN context_bytes > 0 THEN max(response_bytes - context_bytes, 0) END),0),
 			coalesce(sum(category = 'mcp'),0) FROM events`+where,
@@ -394,7 +694,10 @@ func (s *Store) Sessions(limit int) ([]string, error) {
 }
 
 // Check runs SQLite's integrity checks on the tables and FTS5's on every
-// full-text index.
+// full-text index, and checks that every event's parts are all there:
+// numbered from 1, contiguous from the head's end to the body's size,
+// each as long as it says, of an event that exists, and each in the
+// indexes when it should be.
 func (s *Store) Check() error {
 	st, _, err := s.conn.Prepare(`PRAGMA integrity_check`)
 	if err != nil {
@@ -409,16 +712,62 @@ func (s *Store) Check() error {
 	if err := st.Err(); err != nil {
 		return err
 	}
-	for _, t := range []string{"events_fts", "events_tri", "chunks_fts", "chunks_tri"} {
+	tables := []string{"events_fts", "events_tri", "chunks_fts", "chunks_tri"}
+	if s.hasParts() {
+		tables = append(tables, "event_parts_fts", "event_parts_tri")
+	}
+	for _, t := range tables {
 		if err := s.conn.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES('integrity-check')`); err != nil {
 			return fmt.Errorf("store: %s integrity: %w", t, err)
+		}
+	}
+	if !s.hasParts() {
+		return nil
+	}
+	for _, c := range []struct{ what, sql string }{
+		{"parts of a missing event, or not numbered 1 to n, or not adding up to the body", `SELECT count(*) FROM (
+			SELECT event_id, field, count(*) AS n, max(seq) AS last, min(offset) AS first, sum(bytes) AS bytes
+			FROM event_parts GROUP BY event_id, field) g LEFT JOIN events e ON e.id = g.event_id
+			WHERE e.id IS NULL OR g.n != g.last
+			OR g.n != CASE g.field WHEN 'text' THEN e.text_parts WHEN 'response' THEN e.response_parts END
+			OR g.first != length(CAST(CASE g.field WHEN 'text' THEN e.text ELSE e.response END AS BLOB))
+			OR g.first + g.bytes != CASE g.field WHEN 'text' THEN e.text_size ELSE e.response_size END`},
+		{"parts not contiguous", `SELECT count(*) FROM (SELECT offset,
+			lag(offset + bytes) OVER (PARTITION BY event_id, field ORDER BY seq) AS want FROM event_parts)
+			WHERE want IS NOT NULL AND offset != want`},
+		{"parts not as long as they say", `SELECT count(*) FROM event_parts WHERE bytes != length(CAST(data AS BLOB))`},
+		{"events missing their parts", `SELECT count(*) FROM events
+			WHERE (response_parts > 0 OR text_parts > 0) AND id NOT IN (SELECT event_id FROM event_parts)`},
+		{"parts indexed or not other than they say", `SELECT (SELECT count(*) FROM event_parts WHERE indexed)
+			- (SELECT count(*) FROM event_parts_fts_docsize)`},
+		{"parts indexed or not other than they say", `SELECT (SELECT count(*) FROM event_parts WHERE indexed)
+			- (SELECT count(*) FROM event_parts_tri_docsize)`},
+	} {
+		n, err := s.count(c.sql, nil)
+		if err != nil {
+			return fmt.Errorf("store: parts: %w", err)
+		}
+		if n != 0 {
+			return fmt.Errorf("store: integrity: %s (%d)", c.what, n)
 		}
 	}
 	return nil
 }
 
+// storedBytes is the SQL for the bytes an event row stores, its parts
+// included.
+func (s *Store) storedBytes() string {
+	if !s.hasParts() {
+		return `length(CAST(args AS BLOB)) + length(CAST(response AS BLOB)) + length(CAST(text AS BLOB))`
+	}
+	return `length(CAST(args AS BLOB)) + coalesce(response_size, length(CAST(response AS BLOB)))
+		+ coalesce(text_size, length(CAST(text AS BLOB)))`
+}
+
 // Body is the event's readable text: the rendered text of the response
-// when there is one, else the response as stored.
+// when there is one, else the response as stored. For a body stored in
+// parts it is the head only (BodySize is the whole size; WriteBody and
+// ReadBody read the rest).
 func (e Event) Body() string { return e.body() }
 
 // asciiLower lower-cases A-Z only, so offsets in the result are offsets in s.
@@ -448,13 +797,14 @@ func (s *Store) IndexState() (events, maxID, newestMS int64, err error) {
 }
 
 // Around returns up to before events preceding and after events following
-// event id in its session, in id order, the event itself included.
+// event id in its session, in id order, the event itself included, their
+// bodies' heads only.
 func (s *Store) Around(id int64, before, after int) ([]Event, error) {
 	anchor, err := s.Event(id)
 	if err != nil {
 		return nil, err
 	}
-	return around(s, "events", eventCols, scanEvent, anchor, anchor.Session, id, before, after)
+	return around(s, "events", s.eventCols(), scanEvent, anchor, anchor.Session, id, before, after)
 }
 
 // around returns the rows of table in session before and after id, in

@@ -98,7 +98,7 @@ func (s *Store) Enforce(r Retention) (int64, error) {
 }
 
 // evict deletes the n lowest-ranked events matching where, with their
-// index entries.
+// parts and index entries.
 func (s *Store) evict(where string, args []any, n int64) (int64, error) {
 	sel := `SELECT id FROM events WHERE ` + where + ` ORDER BY ` + rank() + ` LIMIT ` + strconv.FormatInt(n, 10)
 	if err := s.conn.Exec(`CREATE TEMP TABLE IF NOT EXISTS evict(id INTEGER PRIMARY KEY)`); err != nil {
@@ -107,6 +107,15 @@ func (s *Store) evict(where string, args []any, n int64) (int64, error) {
 	defer s.conn.Exec(`DELETE FROM temp.evict`)
 	if err := s.execArgs(`INSERT INTO temp.evict `+sel, args); err != nil {
 		return 0, err
+	}
+	for _, sql := range []string{
+		`DELETE FROM event_parts_fts WHERE rowid IN (SELECT id FROM event_parts WHERE indexed AND event_id IN (SELECT id FROM temp.evict))`,
+		`DELETE FROM event_parts_tri WHERE rowid IN (SELECT id FROM event_parts WHERE indexed AND event_id IN (SELECT id FROM temp.evict))`,
+		`DELETE FROM event_parts WHERE event_id IN (SELECT id FROM temp.evict)`,
+	} {
+		if err := s.conn.Exec(sql); err != nil {
+			return 0, err
+		}
 	}
 	for _, t := range []string{"events_fts", "events_tri", "events"} {
 		col := "rowid"

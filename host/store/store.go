@@ -2,6 +2,11 @@
 // SQLite file, indexed for full-text search twice (porter-stemmed words for
 // prose, trigrams for ticket ids, paths and camelCase identifiers).
 //
+// A body (response or text) longer than PartSize is stored in parts: its
+// head in the event's row, the rest in event_parts, and the searchable
+// body is indexed part by part, so no row and no full-text document is
+// ever larger than a part (see parts.go).
+//
 // The file lives in a 0700 directory; the database and its -wal and -shm
 // files are 0600. WAL mode and a busy timeout let many hook processes write
 // at once. The schema is migrated forward with PRAGMA user_version.
@@ -40,6 +45,9 @@ type Store struct {
 	retention Retention
 	conn      *sqlite3.Conn
 	path      string
+	// version is the schema the store has (a read-only store is not
+	// migrated: the readers adapt to an older one).
+	version int
 }
 
 // Open opens (creating and migrating if needed) the store at path.
@@ -69,6 +77,11 @@ func Open(path string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
+	return newStore(conn, path, o)
+}
+
+// newStore sets up a store on an open connection.
+func newStore(conn *sqlite3.Conn, path string, o Options) (*Store, error) {
 	s := &Store{conn: conn, path: path, retention: o.Retention}
 	if err := s.init(o); err != nil {
 		conn.Close()
@@ -90,7 +103,9 @@ func (s *Store) init(o Options) error {
 		return fmt.Errorf("store: fts5: %w", err)
 	}
 	if o.ReadOnly {
-		return nil
+		v, err := s.userVersion()
+		s.version = v
+		return err
 	}
 	// Switching a new database to WAL does not wait on the busy handler:
 	// when another process is doing the same, retry until the timeout.
@@ -184,6 +199,25 @@ var migrations = []string{
 		ts_ms INTEGER NOT NULL
 	) WITHOUT ROWID;
 	CREATE INDEX spool_applied_time ON spool_applied(ts_ms);`,
+	// Bodies in parts (parts.go). The sizes are NULL for events stored
+	// before: their bodies are whole in the row.
+	`ALTER TABLE events ADD COLUMN response_size INTEGER;
+	ALTER TABLE events ADD COLUMN text_size INTEGER;
+	ALTER TABLE events ADD COLUMN response_parts INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE events ADD COLUMN text_parts INTEGER NOT NULL DEFAULT 0;
+	CREATE TABLE event_parts(
+		id INTEGER PRIMARY KEY,
+		event_id INTEGER NOT NULL,
+		field TEXT NOT NULL,
+		seq INTEGER NOT NULL,
+		offset INTEGER NOT NULL,
+		bytes INTEGER NOT NULL,
+		indexed INTEGER NOT NULL DEFAULT 0,
+		data TEXT NOT NULL
+	);
+	CREATE UNIQUE INDEX event_parts_seq ON event_parts(event_id, field, seq);
+	CREATE VIRTUAL TABLE event_parts_fts USING fts5(body, content='', contentless_delete=1, tokenize='porter unicode61');
+	CREATE VIRTUAL TABLE event_parts_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.
@@ -216,6 +250,7 @@ func (s *Store) migrate() error {
 			return err
 		}
 	}
+	s.version = v
 	return nil
 }
 
@@ -287,8 +322,9 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 			}
 		}
 		ins, _, err := s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
-			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes,
+			response_size, text_size, response_parts, text_parts)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return err
 		}
@@ -303,22 +339,47 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 			return err
 		}
 		defer tri.Close()
+		var parts *partWriter
+		defer func() { parts.close() }()
+		size := partSize()
 		for _, e := range events {
+			resp, text := split(e.Response, size), split(e.Text, size)
 			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
-				e.ToolUseID, e.Cwd, e.Args, e.Response, e.Text, int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
-				e.Key, int64(e.ContextBytes))
+				e.ToolUseID, e.Cwd, e.Args, resp[0], text[0], int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
+				e.Key, int64(e.ContextBytes), int64(len(e.Response)), int64(len(e.Text)), int64(len(resp)-1), int64(len(text)-1))
 			if err := ins.Exec(); err != nil {
 				return err
 			}
 			id := s.conn.LastInsertRowID()
 			ids = append(ids, id)
-			body := searchBody(e)
+			searched := FieldText
+			if e.Text == "" {
+				searched = FieldResponse
+			}
+			body := text[0]
+			if searched == FieldResponse {
+				body = resp[0]
+			}
 			bindAll(fts, id, e.Tool, e.Server, e.Args, body)
 			if err := fts.Exec(); err != nil {
 				return err
 			}
 			bindAll(tri, id, e.Tool+"\n"+e.Args+"\n"+body)
 			if err := tri.Exec(); err != nil {
+				return err
+			}
+			if len(resp) == 1 && len(text) == 1 {
+				continue
+			}
+			if parts == nil {
+				if parts, err = s.newPartWriter(); err != nil {
+					return err
+				}
+			}
+			if err := parts.write(id, FieldResponse, resp, searched == FieldResponse); err != nil {
+				return err
+			}
+			if err := parts.write(id, FieldText, text, searched == FieldText); err != nil {
 				return err
 			}
 		}
@@ -385,10 +446,15 @@ func (s *Store) HoldWriteLock() (release func(), err error) {
 	return func() { s.conn.Exec(`ROLLBACK`) }, nil
 }
 
-// DeleteEvents removes events and their index entries.
+// DeleteEvents removes events, their parts and their index entries.
 func (s *Store) DeleteEvents(ids []int64) error {
 	return s.tx(func() error {
-		for _, sql := range []string{`DELETE FROM events_fts WHERE rowid = ?`, `DELETE FROM events_tri WHERE rowid = ?`, `DELETE FROM events WHERE id = ?`} {
+		for _, sql := range []string{
+			`DELETE FROM event_parts_fts WHERE rowid IN (SELECT id FROM event_parts WHERE event_id = ?1 AND indexed)`,
+			`DELETE FROM event_parts_tri WHERE rowid IN (SELECT id FROM event_parts WHERE event_id = ?1 AND indexed)`,
+			`DELETE FROM event_parts WHERE event_id = ?1`,
+			`DELETE FROM events_fts WHERE rowid = ?1`, `DELETE FROM events_tri WHERE rowid = ?1`, `DELETE FROM events WHERE id = ?1`,
+		} {
 			st, _, err := s.conn.Prepare(sql)
 			if err != nil {
 				return err

@@ -162,6 +162,14 @@ func FuzzQuery(f *testing.F) {
 	if _, err := s.Apply([]abi.Event{ev("s", "x", "t", "hello world CVX-5909")}, nil); err != nil {
 		f.Fatal(err)
 	}
+	// And a body in parts, so queries go through the parts' indexes too.
+	old := PartSize
+	PartSize = 1024
+	_, err = s.Apply([]abi.Event{ev("s", "x", "t", strings.Repeat("hello world CVX-5909 getUserById ", 200))}, nil)
+	PartSize = old
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, in string) {
 		q := ParseQuery(in)
 		for _, term := range q.Terms {

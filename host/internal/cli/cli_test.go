@@ -7,8 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
 // TestMain lets the test binary act as the ctxhook binary: a test runs
@@ -363,5 +368,122 @@ func TestWrapMCPGemini(t *testing.T) {
 	b, _ = os.ReadFile(settings)
 	if !sameJSONText(string(b), orig) {
 		t.Errorf("uninstall left %s, want %s", b, orig)
+	}
+}
+
+// plantedBody is n bytes of 64-byte log lines (so every cut falls at its
+// limit: store.HeadSize, then every store.PartSize) with unique terms at
+// the very start, in the last 100 bytes, and across the middle cut (in a
+// run without spaces, so the cut falls inside the term), or in the middle
+// of a body stored whole.
+func plantedBody(n int) (string, []string) {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "%-63.63s\n", fmt.Sprintf("%d checkout latency spike tr-%x", i, i*2654435761))
+	}
+	body := b.Bytes()[:n]
+	terms := []string{"zqstartmark", "zqmiddlemark", "zqendmark"}
+	copy(body, terms[0]+" ")
+	mid := n / 2
+	if n > store.PartSize {
+		parts := (n - store.HeadSize + store.PartSize - 1) / store.PartSize
+		mid = store.HeadSize + parts/2*store.PartSize
+		for i := mid - 8<<10; i < mid+8<<10; i++ {
+			body[i] = 'a' + byte(i%26)
+		}
+	}
+	copy(body[mid-len(terms[1])/2:], terms[1])
+	copy(body[n-60:], " "+terms[2]+" ")
+	return string(body), terms
+}
+
+// TestSearchShowBigBodies: ctxhook search finds terms at the start,
+// across a cut in the middle and at the end of bodies of 1 KB, 1 MiB and
+// 64 MiB, its offsets point at them, and ctxhook show prints the whole
+// body (--json: the whole text and response).
+func TestSearchShowBigBodies(t *testing.T) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KB", 1000}, {"1MiB", 1 << 20}, {"1MiB+64KiB", 1<<20 + 64<<10}, {"64MiB", 64 << 20}} {
+		t.Run(size.name, func(t *testing.T) {
+			if size.n > 8<<20 && testing.Short() {
+				t.Skip("64 MiB: not with -short")
+			}
+			e := newEnv(t)
+			p, err := paths.Resolve(e.get)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := store.Open(p.DB(), store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, terms := plantedBody(size.n)
+			quoted, _ := json.Marshal(body)
+			big := abi.Event{TimeMS: 1000, Session: "s1", Harness: "claude-code", HookEvent: "PostToolUse", Category: "mcp",
+				Server: "grafana", Tool: "mcp__grafana__query", Args: `{"q":"p99"}`, Text: body,
+				Response: `{"content":[{"type":"text","text":` + string(quoted) + `}]}`, ResponseBytes: len(quoted) + 40}
+			small := abi.Event{TimeMS: 2000, Session: "s1", Harness: "claude-code", HookEvent: "PostToolUse", Category: "mcp", Text: "unrelated"}
+			ids, err := st.Apply([]abi.Event{big, small}, nil)
+			st.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := strconv.FormatInt(ids[0], 10)
+			for _, term := range terms {
+				out, errs, code := e.run(t, nil, "search", term)
+				if code != 0 || !strings.Contains(out, "#"+id+" ") || !strings.Contains(out, term) || !strings.Contains(out, "1 result") {
+					t.Fatalf("search %s: %d %q\n%s", term, code, errs, out)
+				}
+				out, _, _ = e.run(t, nil, "search", "--json", term)
+				var hits []struct {
+					ID     int64 `json:"id"`
+					Offset int   `json:"offset"`
+				}
+				if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) != 1 || !strings.HasPrefix(body[hits[0].Offset:], term) {
+					t.Fatalf("search --json %s: %v %s", term, err, out)
+				}
+			}
+			out, errs, code := e.run(t, nil, "show", id)
+			if code != 0 || !strings.HasSuffix(out, "\n\n"+body+"\n") || !strings.Contains(out, "server     grafana") {
+				t.Fatalf("show: %d %q, %d bytes out for a %d-byte body", code, errs, len(out), len(body))
+			}
+			out, errs, code = e.run(t, nil, "show", "--json", id)
+			var got struct {
+				ID           int64  `json:"id"`
+				Text         string `json:"text"`
+				Response     string `json:"response"`
+				TextSize     int64  `json:"text_size"`
+				ResponseSize int64  `json:"response_size"`
+				Tool         string `json:"tool"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 {
+				t.Fatalf("show --json: %d %q %v", code, errs, err)
+			}
+			if got.Text != big.Text || got.Response != big.Response || got.TextSize != int64(len(body)) ||
+				got.ResponseSize != int64(len(big.Response)) || got.Tool != big.Tool || got.ID != ids[0] {
+				t.Fatalf("show --json: text %d bytes, response %d, sizes %d %d", len(got.Text), len(got.Response), got.TextSize, got.ResponseSize)
+			}
+		})
+	}
+}
+
+// TestJSONString: a body streamed into a JSON string in pieces, cut
+// anywhere, even inside a character, is escaped as encoding/json would
+// escape it whole.
+func TestJSONString(t *testing.T) {
+	body := "héllo \"wörld\" <&> \x00\n\t\xff𝄞 end"
+	want, _ := json.Marshal(body)
+	for size := 1; size <= len(body); size++ {
+		var out bytes.Buffer
+		js := &jsonString{w: &out}
+		for i := 0; i < len(body); i += size {
+			js.Write([]byte(body[i:min(i+size, len(body))]))
+		}
+		js.flush()
+		if got := `"` + out.String() + `"`; got != strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(string(want), `\u003c`, "<"), `\u003e`, ">"), `\u0026`, "&") {
+			t.Fatalf("pieces of %d: %s, want %s", size, got, want)
+		}
 	}
 }

@@ -59,15 +59,16 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 			Bytes    int64   `json:"response_bytes"`
 			Score    float64 `json:"score"`
 			Snippet  string  `json:"snippet"`
+			Offset   int64   `json:"offset"` // of the match in the body
 		}
 		out := make([]jsonHit, 0, len(hits))
 		for _, h := range hits {
 			e := h.Event
-			out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet})
+			out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet, h.Offset})
 		}
 		for _, h := range turns {
 			c := h.Chunk
-			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet})
+			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet, h.Offset})
 		}
 		return writeJSON(env, out)
 	}

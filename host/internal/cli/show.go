@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/host/store"
 )
@@ -42,7 +46,10 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		return fail(env, "%v", err)
 	}
 	if *asJSON {
-		return writeJSON(env, e)
+		if err := showJSON(env.Stdout, st, e); err != nil {
+			return fail(env, "%v", err)
+		}
+		return 0
 	}
 	w := env.Stdout
 	fmt.Fprintf(w, "event      #%d", e.ID)
@@ -70,8 +77,109 @@ func runShow(ctx context.Context, env Env, args []string) int {
 	if e.Args != "" {
 		fmt.Fprintf(w, "arguments  %s\n", e.Args)
 	}
-	fmt.Fprintln(w, "\n"+e.Body())
+	// The body is streamed a part at a time: it may be far larger than
+	// what is worth holding in memory.
+	fmt.Fprintln(w)
+	if _, err := st.WriteBody(w, e.ID, e.BodyField()); err != nil {
+		return fail(env, "%v", err)
+	}
+	fmt.Fprintln(w)
 	return 0
+}
+
+// showJSON prints an event as JSON, like writeJSON, with its response
+// and text in full: an event stored in parts has them streamed into the
+// JSON strings, a part at a time.
+func showJSON(w io.Writer, st *store.Store, e store.Event) error {
+	meta := e
+	if !e.Whole() {
+		meta.Response, meta.Text = "", "" // omitted: streamed below
+	}
+	var head bytes.Buffer
+	enc := json.NewEncoder(&head)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(meta); err != nil {
+		return err
+	}
+	if e.Whole() {
+		_, err := w.Write(head.Bytes())
+		return err
+	}
+	obj, ok := strings.CutSuffix(head.String(), "\n}\n")
+	if !ok {
+		return fmt.Errorf("show: unexpected JSON %q", head.String())
+	}
+	if _, err := io.WriteString(w, obj); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		field store.Field
+		size  int64
+	}{{store.FieldResponse, e.ResponseSize}, {store.FieldText, e.TextSize}} {
+		if f.size == 0 {
+			continue // omitempty, as for a whole event
+		}
+		if _, err := fmt.Fprintf(w, ",\n  %q: \"", f.field); err != nil {
+			return err
+		}
+		js := &jsonString{w: w}
+		if _, err := st.WriteBody(js, e.ID, f.field); err != nil {
+			return err
+		}
+		if err := js.flush(); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, `"`); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "\n}\n")
+	return err
+}
+
+// jsonString writes what it is given as the inside of a JSON string,
+// escaped as encoding/json escapes it (HTML characters as they are). A
+// character cut between two writes is held back until it is whole.
+type jsonString struct {
+	w     io.Writer
+	carry []byte
+}
+
+func (j *jsonString) Write(p []byte) (int, error) {
+	buf := append(j.carry, p...)
+	k := len(buf)
+	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(buf[i]) {
+			if !utf8.FullRune(buf[i:]) {
+				k = i
+			}
+			break
+		}
+	}
+	j.carry = append([]byte(nil), buf[k:]...)
+	return len(p), j.write(buf[:k])
+}
+
+func (j *jsonString) flush() error {
+	err := j.write(j.carry)
+	j.carry = nil
+	return err
+}
+
+func (j *jsonString) write(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(string(b)); err != nil {
+		return err
+	}
+	q := out.Bytes() // "...", then a newline
+	_, err := j.w.Write(q[1 : len(q)-2])
+	return err
 }
 
 // isEventKey reports whether s looks like a key the plugin gives events.

@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -337,5 +339,181 @@ func TestTranscriptChunks(t *testing.T) {
 	_, out = callTool(t, cs, "search", map[string]any{"query": "checkout", "category": "transcript"})
 	if rs := out["results"].([]any); len(rs) != 1 || rs[0].(map[string]any)["kind"] != "chunk" {
 		t.Errorf("category transcript: %v", out["results"])
+	}
+}
+
+// lineBody returns n bytes of 64-byte log lines: with a head size and a
+// part size that are multiples of 64, every cut falls exactly at the
+// limit: after store.HeadSize bytes, then every store.PartSize bytes.
+func lineBody(n int) string {
+	words := strings.Fields("checkout payments gateway retry latency spike region rollback deploy canary timeout queue")
+	var b strings.Builder
+	b.Grow(n + 64)
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "%-63.63s\n", fmt.Sprintf("%d %s %s tr-%x", i, words[i%len(words)], words[(i*7)%len(words)], i*2654435761))
+	}
+	return b.String()[:n]
+}
+
+// plantedBody is n bytes of lines with unique terms at the very start, in
+// the last 100 bytes, and across the cut between the parts in the middle
+// (in a run without spaces, so the cut falls inside the term), or in the
+// middle of a body stored whole.
+func plantedBody(n int) (string, []string) {
+	terms := []string{"zqstartmark", "zqmiddlemark", "zqendmark"}
+	b := []byte(lineBody(n))
+	copy(b, terms[0]+" ")
+	mid := n / 2
+	if n > store.PartSize {
+		parts := (n - store.HeadSize + store.PartSize - 1) / store.PartSize
+		mid = store.HeadSize + parts/2*store.PartSize
+		for i := mid - 8<<10; i < mid+8<<10; i++ {
+			b[i] = 'a' + byte(i%26)
+		}
+	}
+	copy(b[mid-len(terms[1])/2:], terms[1])
+	copy(b[n-60:], " "+terms[2]+" ")
+	return string(b), terms
+}
+
+// TestBigBodies: terms at the start, across a cut in the middle and at
+// the end of bodies of 1 KB, 1 MiB and 64 MiB are found by search, each
+// hit's offset leads get_event to its term, and paging get_event from 0
+// to the end gives back the stored text and raw response byte for byte.
+func TestBigBodies(t *testing.T) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1KB", 1000}, {"1MiB", 1 << 20}, {"1MiB+64KiB", 1<<20 + 64<<10}, {"64MiB", 64 << 20}} {
+		t.Run(size.name, func(t *testing.T) {
+			if size.n > 8<<20 && testing.Short() {
+				t.Skip("64 MiB: not with -short")
+			}
+			body, terms := plantedBody(size.n)
+			quoted, _ := json.Marshal(body)
+			big := abi.Event{TimeMS: now.Add(-time.Minute).UnixMilli(), Session: "s1", Harness: "claude-code", HookEvent: "PostToolUse",
+				Category: "mcp", Server: "grafana", Tool: "mcp__grafana__query", Response: `{"content":[{"type":"text","text":` + string(quoted) + `}]}`,
+				Text: body, ResponseBytes: len(quoted) + 40, Truncated: true}
+			evs := corpus()
+			cs := session(t, append(evs, big))
+			id := float64(len(evs) + 1)
+			for _, term := range terms {
+				res, out := callTool(t, cs, "search", map[string]any{"query": term})
+				checkMeta(t, "search "+term, res, out)
+				results, _ := out["results"].([]any)
+				if len(results) != 1 {
+					t.Fatalf("search %s: %s", term, text(res))
+				}
+				hit := results[0].(map[string]any)
+				if hit["id"] != id || !strings.Contains(hit["snippet"].(string), term) {
+					t.Fatalf("search %s: %v", term, hit)
+				}
+				_, page := callTool(t, cs, "get_event", map[string]any{"id": id, "offset": hit["offset"], "length": 100})
+				if !strings.HasPrefix(page["body"].(string), term) {
+					t.Errorf("get_event at offset %v of the %s hit: %q", hit["offset"], term, page["body"])
+				}
+			}
+			for _, f := range []struct {
+				raw    bool
+				format string
+				want   string
+			}{{false, "text", big.Text}, {true, "json", big.Response}} {
+				var got strings.Builder
+				for off := 0; ; {
+					res, out := callTool(t, cs, "get_event", map[string]any{"id": id, "offset": off, "length": MaxPage, "raw": f.raw})
+					if res.IsError {
+						t.Fatalf("get_event at %d: %s", off, text(res))
+					}
+					m := out["meta"].(map[string]any)
+					if out["format"] != f.format || int(out["total_bytes"].(float64)) != len(f.want) || int(out["offset"].(float64)) != off {
+						t.Fatalf("get_event at %d: format %v, total %v, offset %v", off, out["format"], out["total_bytes"], out["offset"])
+					}
+					if w := m["warnings"].([]any); len(w) == 0 || w[0].(map[string]any)["code"] != "BODY_TRUNCATED_AT_CAPTURE" {
+						t.Fatalf("warnings %v", w)
+					}
+					got.WriteString(out["body"].(string))
+					off = int(out["next_offset"].(float64))
+					if off == len(f.want) {
+						if m["results_truncated"] != (len(f.want) > MaxPage) {
+							t.Errorf("last page: results_truncated %v", m["results_truncated"])
+						}
+						break
+					}
+				}
+				if got.String() != f.want {
+					t.Fatalf("raw=%v: paged %d bytes, want %d", f.raw, got.Len(), len(f.want))
+				}
+			}
+			// get_context shows a preview of the head, not the whole body.
+			_, out := callTool(t, cs, "get_context", map[string]any{"chunk_id": id, "direction": "before", "count": 1})
+			if evs := out["events"].([]any); len(evs) != 2 || len(evs[1].(map[string]any)["preview"].(string)) > 310 {
+				t.Errorf("get_context: %v", out["events"])
+			}
+		})
+	}
+}
+
+// TestPage: get_event's pages start and end on character boundaries, and
+// never stall on a character longer than the page.
+func TestPage(t *testing.T) {
+	body := "aé€𝄞b"
+	read := func(off, n int64) (string, error) { return body[off:min(off+n, int64(len(body)))], nil }
+	for _, tt := range []struct {
+		offset, length     int64
+		want               string
+		wantStart, wantEnd int64
+	}{
+		{0, 100, body, 0, int64(len(body))},
+		{0, 2, "a", 0, 1},
+		{2, 100, "€𝄞b", 3, int64(len(body))}, // inside é: on to the next character
+		{1, 1, "é", 1, 3},                    // longer than the page: whole
+		{6, 3, "𝄞", 6, 10},
+		{int64(len(body)), 10, "", int64(len(body)), int64(len(body))},
+	} {
+		got, start, end, err := page(read, tt.offset, tt.length)
+		if err != nil || got != tt.want || start != tt.wantStart || end != tt.wantEnd {
+			t.Errorf("page(%d, %d) = %q %d-%d %v, want %q %d-%d", tt.offset, tt.length, got, start, end, err, tt.want, tt.wantStart, tt.wantEnd)
+		}
+	}
+}
+
+// TestBigBodyTimings measures search and get_event calls, each opening
+// the store as ctxhook mcp does, against a store holding bodies of 1 KB,
+// 1 MiB, 10 MiB and 64 MiB. Run it with CTXHOOK_TIMINGS=1.
+func TestBigBodyTimings(t *testing.T) {
+	if os.Getenv("CTXHOOK_TIMINGS") == "" {
+		t.Skip("set CTXHOOK_TIMINGS=1")
+	}
+	sizes := []int{1000, 1 << 20, 10 << 20, 64 << 20}
+	var evs []abi.Event
+	for i, n := range sizes {
+		body := []byte(lineBody(n))
+		copy(body[n-60:], fmt.Sprintf(" zqend%d ", i))
+		quoted, _ := json.Marshal(string(body))
+		evs = append(evs, abi.Event{TimeMS: now.UnixMilli(), Session: "s1", Harness: "claude-code", HookEvent: "PostToolUse",
+			Category: "mcp", Server: "grafana", Tool: "mcp__grafana__query", Text: string(body),
+			Response: `{"content":[{"type":"text","text":` + string(quoted) + `}]}`})
+	}
+	cs := session(t, evs)
+	timed := func(what string, n int, args func(i int) (string, map[string]any)) {
+		t.Helper()
+		start := time.Now()
+		for i := range n {
+			name, a := args(i)
+			if res, _ := callTool(t, cs, name, a); res.IsError {
+				t.Fatalf("%s: %s", what, text(res))
+			}
+		}
+		t.Logf("%-52s %v per call", what, (time.Since(start) / time.Duration(n)).Round(10*time.Microsecond))
+	}
+	for i, n := range sizes {
+		timed(fmt.Sprintf("search the last term of %d bytes", n), 10, func(k int) (string, map[string]any) {
+			return "search", map[string]any{"query": fmt.Sprintf("zqend%d", i), "limit": 1 + k} // no answer cache
+		})
+		for _, length := range []int{DefaultPage, MaxPage} {
+			timed(fmt.Sprintf("get_event %d bytes, pages of %d", n, length), 20, func(k int) (string, map[string]any) {
+				return "get_event", map[string]any{"id": i + 1, "offset": k * n / 20, "length": length}
+			})
+		}
 	}
 }

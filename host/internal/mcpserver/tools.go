@@ -41,6 +41,7 @@ type Hit struct {
 	Server        string  `json:"server,omitempty"`
 	ResponseBytes int     `json:"response_bytes"`
 	Snippet       string  `json:"snippet" jsonschema:"text around the first match"`
+	Offset        int64   `json:"offset" jsonschema:"byte offset of the match in the body: get_event with this offset reads on from it"`
 	Score         float64 `json:"score" jsonschema:"fused reciprocal-rank score"`
 	Confidence    float64 `json:"confidence" jsonschema:"score relative to the best possible (first in both indexes), 0 to 1"`
 }
@@ -88,14 +89,14 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			e := h.Event
 			out.Results = append(out.Results, Hit{Kind: "event", Ref: strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
 				Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
-				Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Score: round(h.Score, 6),
+				Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
 				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
 		}
 		for _, h := range chunks {
 			c := h.Chunk
 			out.Results = append(out.Results, Hit{Kind: "chunk", Ref: "c" + strconv.FormatInt(c.ID, 10), ID: c.ID,
 				Time: rfc3339(c.TimeMS), Session: c.Session, Harness: c.Harness, Category: store.CategoryTranscript,
-				ResponseBytes: c.Bytes, Snippet: h.Snippet, Score: round(h.Score, 6),
+				ResponseBytes: c.Bytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
 				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
 		}
 		// Both rankings are reciprocal-rank fusions on the same scale.
@@ -259,7 +260,10 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		if st == nil {
 			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
 		}
+		// The body is read a page at a time: a body stored in parts is
+		// never loaded whole.
 		var e store.Event
+		var read func(off, n int64) (string, error)
 		if id, ok := chunkRef(ref); ok {
 			c, err := st.ChunkByID(id)
 			if err != nil {
@@ -267,48 +271,74 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 			}
 			e = store.Event{ID: c.ID, Event: abi.Event{TimeMS: c.TimeMS, Session: c.Session, Harness: c.Harness,
 				HookEvent: "turn", Category: store.CategoryTranscript, Cwd: c.Cwd, Text: c.Text, Response: c.Text,
-				ResponseBytes: c.Bytes, Redactions: c.Redactions}}
+				ResponseBytes: c.Bytes, Redactions: c.Redactions}, ResponseSize: int64(len(c.Text)), TextSize: int64(len(c.Text))}
+			read = func(off, n int64) (string, error) { return c.Text[off:min(off+n, int64(len(c.Text)))], nil }
 		} else if e, err = st.EventByRef(ref); err != nil {
 			return "", notFound(err, ref)
 		}
-		body, format := e.Body(), "text"
-		if in.Raw || e.Text == "" {
-			body, format = e.Response, "json"
-			if e.Text == "" && !strings.HasPrefix(strings.TrimSpace(body), "{") && !strings.HasPrefix(strings.TrimSpace(body), "[") {
+		field, head, total, format := store.FieldText, e.Text, e.TextSize, "text"
+		if in.Raw || e.TextSize == 0 {
+			field, head, total, format = store.FieldResponse, e.Response, e.ResponseSize, "json"
+			if e.TextSize == 0 && !strings.HasPrefix(strings.TrimSpace(head), "{") && !strings.HasPrefix(strings.TrimSpace(head), "[") {
 				format = "text"
 			}
 		}
-		if in.Offset > len(body) {
-			return "", fmt.Errorf("offset %d is past the end of the body (%d bytes)", in.Offset, len(body))
+		if read == nil {
+			read = func(off, n int64) (string, error) { return st.ReadBody(e.ID, field, off, n) }
 		}
-		start := in.Offset
-		for start < len(body) && start > 0 && !utf8.RuneStart(body[start]) {
-			start++
+		if int64(in.Offset) > total {
+			return "", fmt.Errorf("offset %d is past the end of the body (%d bytes)", in.Offset, total)
 		}
-		end := min(start+length, len(body))
-		for end < len(body) && !utf8.RuneStart(body[end]) {
-			end--
+		body, start, end, err := page(read, int64(in.Offset), int64(length))
+		if err != nil {
+			return "", err
 		}
 		out.Event = EventInfo{ID: e.ID, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness,
 			HookEvent: e.HookEvent, Category: e.Category, Tool: e.Tool, Server: e.Server, Args: e.Args, Project: e.Cwd,
 			ResponseBytes: e.ResponseBytes, Redactions: e.Redactions}
-		out.Body, out.Format = body[start:end], format
-		out.Offset, out.Length, out.TotalBytes, out.NextOffset = start, end-start, len(body), end
+		out.Body, out.Format = body, format
+		out.Offset, out.Length, out.TotalBytes, out.NextOffset = int(start), len(body), int(total), int(end)
 		out.Meta.ResultsTotal, out.Meta.ResultsReturned = 1, 1
-		out.Meta.ResultsTruncated = start > 0 || end < len(body)
+		out.Meta.ResultsTruncated = start > 0 || end < total
 		if e.Truncated {
 			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"BODY_TRUNCATED_AT_CAPTURE",
 				"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, orDash(e.Tool), rfc3339(e.TimeMS), e.Session, start, end, len(body))
-		if end < len(body) {
+		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, orDash(e.Tool), rfc3339(e.TimeMS), e.Session, start, end, total)
+		if end < total {
 			fmt.Fprintf(&b, " (next page: offset %d)", end)
 		}
 		b.WriteString("\n")
 		b.WriteString(out.Body)
 		return b.String(), nil
 	})
+}
+
+// page reads about length bytes of a body from offset with read, its
+// edges moved to character boundaries: the start forward past a
+// character's continuation bytes, the end back before a character cut in
+// two (a page holds at least one character when there is one). It
+// returns the page and the offsets it starts and ends at.
+func page(read func(off, n int64) (string, error), offset, length int64) (string, int64, int64, error) {
+	buf, err := read(offset, length+2*utf8.UTFMax)
+	if err != nil {
+		return "", 0, 0, err
+	}
+	i := 0
+	for offset > 0 && i < len(buf) && i < utf8.UTFMax-1 && !utf8.RuneStart(buf[i]) {
+		i++
+	}
+	// buf ends at the body's end, or well past i+length.
+	j := min(i+int(length), len(buf))
+	for j < len(buf) && j > i && !utf8.RuneStart(buf[j]) {
+		j--
+	}
+	if j == i && i < len(buf) {
+		_, size := utf8.DecodeRuneInString(buf[i:])
+		j = i + size
+	}
+	return buf[i:j], offset + int64(i), offset + int64(j), nil
 }
 
 // StatsIn is stats' input.
@@ -480,6 +510,13 @@ func orDash(s string) string {
 }
 
 func preview(s string, n int) string {
+	if len(s) > 64*n { // plenty to fill n bytes; a head can be a MiB
+		cut := 64 * n
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut]
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= n {
 		return s
