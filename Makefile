@@ -72,12 +72,16 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/shape:FuzzHead \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
-	  ./plugin/internal/redact:FuzzFindAnchors \
+	  ./plugin/internal/redact:FuzzScan \
+	  ./plugin/internal/redact:FuzzPassMatchesSequential \
 	  ./plugin/internal/jsonfast:FuzzDecode \
+	  ./plugin/internal/jsonfast:FuzzAppendString \
 	  ./plugin/internal/jsonpath:FuzzFirstString \
 	  ./plugin/internal/mcpmsg:FuzzParse \
 	  ./host/store:FuzzQuery \
 	  ./host/store:FuzzSnippet \
+	  ./host/store:FuzzSplit \
+	  ./host/internal/proxy:FuzzEnvelope \
 	  ./host/internal/config:FuzzParse \
 	  ./host/internal/wire:FuzzRead \
 	  ./host/internal/state:FuzzSessionPath; do \

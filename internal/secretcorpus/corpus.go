@@ -6,6 +6,7 @@
 package secretcorpus
 
 import (
+	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -118,7 +119,29 @@ var kinds = []kind{
 	{name: "cli-flag", gen: func(r *rand.Rand) string { return "hunter" + RandString(r, "0123456789", 4) }, ctx: []string{"mysql -u root --password %s prod", `{"command": "deploy --api-key %s --region eu"}`, "vault login --token '%s'"}},
 	{name: "relay-token", gen: cat(lit("tok_"), rnd(Alnum, 60)), ctx: []string{"%s", `{"echo": "%s"}`, "next step uses %s"}, known: true},
 	{name: "env-value", gen: rnd(Alnum, 24), ctx: []string{"the build printed %s", `{"x": "%s"}`}, known: true},
+	// A token with a distinctive prefix is a secret wherever it stands,
+	// in bare prose too, with no assignment or service name near it.
+	{name: "atlassian-prose", gen: cat(lit("ATATT3"), rnd(urlb64, 177), lit("="), rnd("0123456789ABCDEF", 8)), ctx: proseCtxs},
+	{name: "mailgun-prose", gen: cat(lit("key-"), rnd(lowhex, 32)), ctx: proseCtxs},
+	{name: "discord-bot-prose", gen: func(r *rand.Rand) string {
+		id := fmt.Sprint(1 + r.IntN(9))
+		for len(id) < 17+r.IntN(3) {
+			id += fmt.Sprint(r.IntN(10))
+		}
+		return strings.TrimRight(base64.StdEncoding.EncodeToString([]byte(id)), "=") + "." + RandString(r, urlb64, 6) + "." + RandString(r, urlb64, 38)
+	}, ctx: proseCtxs},
+	// Keys a JSON scanner must know: pass on its own or after a
+	// separator, passphrase, and keys written with \u escapes.
+	{name: "json-pass-key", gen: rnd(Alnum, 20), ctx: []string{`{"pass": "%s"}`, `{"db_pass": "%s", "db_user": "app"}`, `{"smtpPass": "%s"}`,
+		`{"passphrase": "%s"}`, `{"data": "{\"SMTP_PASS\": \"%s\"}"}`}},
+	{name: "json-escaped-key", gen: rnd(Alnum, 20), ctx: []string{`{"\u0070assword": "%s"}`, `{"api\u005Fkey": "%s"}`, `{"to\u006ben": "%s"}`,
+		`{"data": "{\"\\u0070assword\": \"%s\"}"}`}},
+	// ...and in an assignment.
+	{name: "env-pass", gen: rnd(Alnum, 20), ctx: []string{"DB_PASS=%s", "smtp.pass: %s", "export GPG_PASSPHRASE=%s", "sshpass --pass %s host"}},
 }
+
+// proseCtxs are bare prose: no key, no assignment.
+var proseCtxs = []string{inText, "Use %s for the deploy.", "token %s", "(%s)", "%s"}
 
 // Planted is one secret in the text it was planted in. Known secrets
 // are handed to the redactor as known values (relay tokens, sensitive
@@ -160,7 +183,8 @@ func Leaked(out, secret string) bool {
 // SensitiveKeys are JSON keys a sensitive value may sit under.
 var SensitiveKeys = []string{"password", "db_password", "passwd", "secret", "client_secret", "token", "session_token",
 	"access_token", "refresh_token", "api_key", "apiKey", "x-api-key", "private_key", "authorization", "cookie",
-	"credentials", "session_id", "sessionId", "AWS_SECRET_ACCESS_KEY", "github_token", "auth_token"}
+	"credentials", "session_id", "sessionId", "AWS_SECRET_ACCESS_KEY", "github_token", "auth_token",
+	"pass", "db_pass", "passphrase"}
 
 // UnderKeys returns n random tokens, each under a sensitive key in JSON,
 // nested, in JSON held in a string, or in JSON held in a string held in

@@ -49,7 +49,7 @@ func TestDocVersionAndNames(t *testing.T) {
 func TestDocFields(t *testing.T) {
 	doc := abiDoc(t)
 	for _, v := range []any{PrepareRequest{}, PrepareResponse{}, HandleRequest{}, HandleResponse{},
-		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{}, Unstored{}, Blob{},
+		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{}, Unstored{}, Blob{}, File{},
 		opencode.Payload{}, opencode.Answer{}, TranscriptPayload{}, TranscriptAnswer{}, Chunk{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {

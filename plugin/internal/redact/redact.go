@@ -5,18 +5,25 @@
 // rather than on a decoded tree, so that a stored response keeps the
 // server's own formatting and key order.
 //
-// Three passes, cheapest first: exact known values (relay tokens), a
+// Three stages, cheapest first: exact known values (relay tokens), a
 // scanner for values under sensitive JSON keys, then pattern rules that
-// each run only in windows around a literal anchor, all anchors found in one pass, so
-// text without anchors costs one scan and no regular expression.
+// each run only in windows around a literal anchor. One pass over the
+// text finds every anchor and the JSON keys, so text without anchors
+// costs one scan and no regular expression. Each stage sees the text as
+// the stages before it left it, as if it had been rebuilt after each,
+// but it never is: the replacements are kept as edits on the input (see
+// text), and the result is one list of spans, written out once.
 // Redaction is idempotent: redacting redacted text changes nothing.
 package redact
 
 import (
+	"io"
 	"math"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Marker replaces a value found by position (under a sensitive key, after a
@@ -31,10 +38,14 @@ type rule struct {
 	kind string
 	// anchors are lower-case literals; every match contains one.
 	anchors []string
+	// class: more anchors, four bytes, each from its set (lower-case).
+	class *[4]string
 	// back is how far before an anchor a match may start.
 	back    int
 	pattern string
-	// repl is a regexp.Expand template; empty means "[REDACTED:<kind>]".
+	// repl is "" (the match becomes "[REDACTED:<kind>]"), "${1}[REDACTED]"
+	// or "${1}[REDACTED]${2}", where group 1 starts the match and group 2
+	// ends it: only what lies between them is replaced.
 	repl string
 	// secret marks a generated (gitleaks) rule: only the secret is
 	// replaced, the capture group gitleaks names (group) or else its
@@ -46,8 +57,7 @@ type rule struct {
 	// allow: a secret matching one of these is a placeholder or a
 	// published example, not a secret (gitleaks' allowlists on the
 	// secret).
-	allow   []string
-	allowRe []*regexp.Regexp
+	allow []string
 	// minValue: a replaced value (the match after group 1) shorter than
 	// this is left alone.
 	minValue int
@@ -55,9 +65,66 @@ type rule struct {
 	skip *regexp.Regexp
 	// pre, when set, must accept an anchor found at s[i:i+n] for its
 	// window to be searched: a test no match can fail, cheaper than the
-	// pattern (for rules whose keywords are common words).
-	pre func(s string, i, n int) bool
-	re  *regexp.Regexp
+	// pattern (for rules whose keywords are common words). It is given
+	// preBack bytes before the anchor and reach (at most preAhead) after
+	// it, no more (see accepts), and must need no more to decide
+	// (TestPreReach).
+	pre   func(s string, i, n int) bool
+	reach int
+
+	once    sync.Once
+	re      *regexp.Regexp
+	allowRe []*regexp.Regexp
+	marker  string // "[REDACTED:<kind>]"
+	tail    bool   // repl ends with ${2}
+	// at: every match starts with an anchor (see startsWithAnchor), so
+	// the pattern is tried anchored at each anchor (atRe, with the byte
+	// before it for \b: atCtx) on the anchor's longest match (maxLen,
+	// -1 for none) and a byte, instead of searched for in windows.
+	at          bool
+	holds       bool // every match holds an anchor (see holdsAnchor)
+	wb          bool // the pattern starts with \b
+	maxLen      int
+	atRe, atCtx *regexp.Regexp
+}
+
+// How far a pre test may read around its anchor: the text near an edit
+// that a later rule sees differently.
+const (
+	preBack  = 16
+	preAhead = 600
+)
+
+// accepts asks the rule's pre test about the anchor at s[i:i+n], on the
+// bytes around it it may read: so it decides the same on any text that
+// holds those bytes there, the input or a piece of what a rule sees.
+func (ru *rule) accepts(s string, i, n int) bool {
+	if ru.pre == nil {
+		return true
+	}
+	lo := max(0, i-preBack)
+	return ru.pre(s[lo:min(len(s), i+n+ru.reach)], i-lo, n)
+}
+
+func (ru *rule) compile() *regexp.Regexp {
+	ru.once.Do(func() {
+		re, err := syntax.Parse(ru.pattern, syntax.Perl)
+		if err != nil {
+			panic(err)
+		}
+		ru.at, ru.maxLen = startsWithAnchor(re, ru.literals()), maxLen(re)
+		ru.holds = ru.at || holdsAnchor(re, ru.literals())
+		ru.wb = startsWithBoundary(re)
+		ru.re = regexp.MustCompile(ru.pattern)
+		if ru.at {
+			ru.atRe = regexp.MustCompile(`^(?:` + ru.pattern + `)`)
+			ru.atCtx = regexp.MustCompile(`^(?s:.)(?:` + ru.pattern + `)`)
+		}
+		for _, p := range ru.allow {
+			ru.allowRe = append(ru.allowRe, regexp.MustCompile(p))
+		}
+	})
+	return ru.re
 }
 
 // genRule is one row of the generated gitleaks table.
@@ -83,8 +150,28 @@ const window = 512
 
 // rules are ctxhook's own rules, for what gitleaks misses or must not
 // gate (bare Bearer and Basic values, cookies, URL userinfo, session ids,
-// low-entropy passwords), then every gitleaks rule.
-var rules = append(ownRules, fromGitleaks()...)
+// low-entropy passwords, tokens with a known prefix anywhere in prose),
+// then every gitleaks rule.
+var rules = prepare(append(ownRules, fromGitleaks()...))
+
+func prepare(rs []*rule) []*rule {
+	for _, ru := range rs {
+		ru.marker = "[REDACTED:" + ru.kind + "]"
+		switch ru.repl {
+		case "":
+		case "${1}" + Marker:
+		case "${1}" + Marker + "${2}":
+			ru.tail = true
+		default:
+			panic("redact: unsupported replacement " + ru.repl)
+		}
+		if ru.pre != nil && (ru.reach <= 0 && ru.reach != noReach || ru.reach > preAhead) {
+			panic("redact: a pre test without its reach: " + ru.kind)
+		}
+		ru.reach = max(ru.reach, 0)
+	}
+	return rs
+}
 
 func fromGitleaks() []*rule {
 	out := make([]*rule, 0, len(gitleaksRules))
@@ -92,10 +179,10 @@ func fromGitleaks() []*rule {
 		out = append(out, &rule{kind: g.id, anchors: g.keywords, back: genBack, pattern: g.pattern,
 			secret: true, group: g.group, entropy: g.entropy, allow: g.allow})
 		if g.assign {
-			out[len(out)-1].pre = assignAfter
+			out[len(out)-1].pre, out[len(out)-1].reach = assignAfter, assignReach
 		}
 		if x, ok := sharper[g.id]; ok {
-			out[len(out)-1].pre = x.pre
+			out[len(out)-1].pre, out[len(out)-1].reach = x.pre, x.reach
 			out[len(out)-1].back = max(genBack, x.back)
 		}
 	}
@@ -103,24 +190,29 @@ func fromGitleaks() []*rule {
 }
 
 var ownRules = []*rule{
-	{kind: "private_key", anchors: []string{"-----begin"},
+	{kind: "private_key", anchors: []string{"-----begin"}, pre: privateKeyHeader, reach: 57,
 		pattern: `-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----(?s:.)*?-----END[A-Z ]{0,40} PRIVATE KEY-----`},
 	// key=value and key: value in prose, headers, env files and query
-	// strings, the key possibly prefixed (db_password, AWS_SECRET_ACCESS_KEY).
-	{kind: "key_value", back: 64, pre: keyAssignAfter,
-		anchors: []string{"password", "passwd", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token",
+	// strings, the key possibly prefixed (db_password, AWS_SECRET_ACCESS_KEY,
+	// SMTP_PASS). "pass" is a common word in code and reports: alone it
+	// is a key only right before '=' (pass=..., as in a query string or
+	// an env file; not "PASS: TestX" or "pass = true"), and no pass key
+	// takes a number, a boolean or nil (FILTER_PASS = 0x2).
+	{kind: "key_value", back: 64, pre: keyAssignAfter, reach: window + 3,
+		anchors: []string{"pass", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token",
 			"auth_token", "auth-token", "access_key", "access-key", "private_key", "private-key"},
-		pattern: `(?i)(\b(?:[a-z0-9]+[_.-])*(?:password|passwd|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
-		repl:    "${1}" + Marker},
+		pattern: `(?i)(\b(?:(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)|(?:[a-z0-9]+[_.-])*pass)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
+		repl:    "${1}" + Marker, skip: regexp.MustCompile(`(?i)^(?:pass["']?(?:\s*:|\s+=|=\s)|(?:[a-z0-9]+[_.-])*pass["']?\s*[:=]\s*["']?` +
+			`(?:0x[0-9a-f]+|[0-9.]+|true|false|nil|null|none)$)`)},
 	// A secret given to a command-line flag after a space (`--password
 	// hunter2`; `--password=...` is key_value's). The value must not
 	// start like another flag, and six bytes at least, so "the --token
 	// flag" stays as it is.
-	{kind: "cli_flag", anchors: []string{"--"}, pre: flagAfter,
-		pattern: `(?i)(--(?:[a-z0-9]+-)*(?:password|passwd|pwd|token|secret|api-?key|access-?key|client-secret)[ \t]+["']?)[^\s"'\\-][^\s"'\\]{5,}`,
+	{kind: "cli_flag", anchors: []string{"--"}, pre: flagAfter, reach: 63,
+		pattern: `(?i)(--(?:[a-z0-9]+-)*(?:password|passwd|passphrase|pass|pwd|token|secret|api-?key|access-?key|client-secret)[ \t]+["']?)[^\s"'\\-][^\s"'\\]{5,}`,
 		repl:    "${1}" + Marker},
 	// An Authorization header's value, whatever its scheme.
-	{kind: "auth_header", anchors: []string{"authorization"},
+	{kind: "auth_header", anchors: []string{"authorization", "proxy-authorization"},
 		pattern: `(?i)(\b(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token|digest|apikey)\s+)?)[A-Za-z0-9._~+/=-]{8,}`,
 		repl:    "${1}" + Marker},
 	// A bare Bearer or Basic credential: one that looks like one (a digit
@@ -128,182 +220,312 @@ var ownRules = []*rule{
 	{kind: "auth_scheme", anchors: []string{"bearer", "basic"}, minValue: 8,
 		pattern: `(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/-]*[0-9=][A-Za-z0-9._~+/=-]*`, repl: "${1}" + Marker},
 	// Cookie and Set-Cookie values, each name=value after the header.
-	{kind: "cookie", anchors: []string{"cookie"},
+	{kind: "cookie", anchors: []string{"cookie"}, pre: cookieAfter, reach: window + 2,
 		pattern: `(?i)((?:\b(?:set-)?cookie["']?\s*[:=]\s*["']?|;\s*)[A-Za-z0-9_.!#$%&*+^|~-]{1,64}=)[^\s";,\\\[]{6,}`,
 		repl:    "${1}" + Marker, skip: regexp.MustCompile(`(?i)^;\s*(?:domain|path|expires|max-age|samesite|priority)=`)},
 	// MCP's Streamable HTTP session header.
 	{kind: "mcp_session_id", anchors: []string{"mcp-session-id"},
 		pattern: `(?i)(\bmcp-session-id["']?\s*[:=]\s*["']?)[A-Za-z0-9._~+/=-]{8,}`, repl: "${1}" + Marker},
-	{kind: "url_userinfo", back: 300, anchors: []string{"://"}, pre: userinfoAfter,
-		pattern: `([A-Za-z][A-Za-z0-9+.-]{0,20}://[^/\s:@"'\\]{1,256}:)[^/\s@"'\\]{1,256}(@)`, repl: "${1}" + Marker + "${2}"},
+	// (The user and password are not bounded in the pattern: a counted
+	// repetition of 256 makes a program of a thousand steps, which the
+	// regexp package runs in its slowest engine; userinfoAfter bounds
+	// them.)
+	{kind: "url_userinfo", back: 300, anchors: []string{"://"}, pre: userinfoAfter, reach: 520,
+		pattern: `([A-Za-z][A-Za-z0-9+.-]{0,20}://[^/\s:@"'\\]+:)[^/\s@"'\\]+(@)`, repl: "${1}" + Marker + "${2}"},
 	{kind: "aws_access_key", anchors: []string{"akia", "asia"}, pattern: `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`},
 	{kind: "github_token", anchors: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"},
-		pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`},
+		pattern: `\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b`},
 	{kind: "slack_token", anchors: []string{"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"}, pattern: `\bxox[abprs]-[A-Za-z0-9-]{10,}`},
 	{kind: "api_key", anchors: []string{"sk-", "sk_live_", "sk_test_", "rk_live_", "rk_test_"},
 		pattern: `\b(?:sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}|[rs]k_(?:live|test)_[0-9A-Za-z]{16,})`},
 	{kind: "google_api_key", anchors: []string{"aiza"}, pattern: `\bAIza[0-9A-Za-z_-]{35}`},
 	{kind: "jwt", anchors: []string{"eyj"}, pattern: `\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`},
+	// A token with a distinctive prefix is a secret wherever it stands;
+	// gitleaks wants these after an assignment (or a "mailgun" nearby).
+	// Atlassian API tokens: ATATT3 and about 186 token bytes.
+	{kind: "atlassian_token", anchors: []string{"atatt3"}, pre: atlassianToken, reach: 180, pattern: `\bATATT3[A-Za-z0-9_=-]{180,}`},
+	// Mailgun's private keys: key- and 32 lower-case letters and digits.
+	{kind: "mailgun_key", anchors: []string{"key-"}, pre: mailgunKey, reach: 33, pattern: `\bkey-[0-9a-z]{32}\b`},
+	// Discord bot tokens: the bot's user id in base64 (its first four
+	// bytes shaped as those of digits are), a timestamp and an HMAC,
+	// joined by dots.
+	{kind: "discord_bot_token", class: &[4]string{"mno", "dtjz", "aeimquyckg", "wxyz012345"}, pre: discordToken, reach: 64, secret: true, group: 1,
+		pattern: `\b([MNO][DTjz][AEIMQUYcgk][w-z0-5][A-Za-z0-9]{19,24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?:[^A-Za-z0-9_-]|$)`},
 }
 
 // Redactor redacts text. Known values (tokens the relay holds, sensitive
 // environment values) are replaced by exact match before any pattern.
 type Redactor struct {
 	known []string
+	set   *knownSet
+	// bracket: a known value holds '[' or ']', so it may meet a marker
+	// written before it; such text is redacted the slow way (see Spans).
+	bracket bool
 }
 
+// markerText holds every marker this package writes, to tell known
+// values that are part of one.
+var markerText = func() string {
+	var b strings.Builder
+	b.WriteString(Marker)
+	for _, ru := range rules {
+		b.WriteString("\x00" + ru.marker)
+	}
+	return b.String()
+}()
+
 // New returns a Redactor that also removes each known value at least
-// MinKnownLen long.
+// MinKnownLen long. A value found inside a marker ("REDACTED") is left
+// out: removing it would take markers apart, again on every pass.
 func New(known ...string) *Redactor {
 	r := &Redactor{}
 	seen := map[string]bool{}
 	for _, k := range known {
-		if len(k) >= MinKnownLen && !seen[k] {
+		if len(k) >= MinKnownLen && !seen[k] && !strings.Contains(markerText, k) {
 			seen[k] = true
 			r.known = append(r.known, k)
+			r.bracket = r.bracket || strings.ContainsAny(k, "[]")
 		}
 	}
 	// Longest first, so a token that contains another is removed whole.
-	sort.Slice(r.known, func(i, j int) bool { return len(r.known[i]) > len(r.known[j]) })
+	sort.SliceStable(r.known, func(i, j int) bool { return len(r.known[i]) > len(r.known[j]) })
+	if len(r.known) > 0 {
+		r.set = newKnownSet(r.known)
+	}
 	return r
+}
+
+// Span is one replacement: s[Start:End] becomes Repl.
+type Span struct {
+	Start, End int
+	Repl       string
 }
 
 // String returns s with every secret replaced, and how many were.
 func (r *Redactor) String(s string) (string, int) {
-	n := 0
+	spans, n := r.Spans(s)
+	if len(spans) == 0 {
+		return s, n
+	}
+	size := len(s)
+	for _, sp := range spans {
+		size += len(sp.Repl) - (sp.End - sp.Start)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	WriteSpans(&b, s, spans)
+	return b.String(), n
+}
+
+// Spans returns the replacements String makes in s, sorted and not
+// overlapping, and how many secrets they remove (a span may hold more
+// than one). With WriteSpans, a caller can write a large text out
+// redacted without building it.
+func (r *Redactor) Spans(s string) ([]Span, int) {
+	if r.bracket {
+		return r.slowSpans(s)
+	}
+	p := newPass(s)
+	p.known(r.set)
+	p.scan()
+	p.rules()
+	out := make([]Span, len(p.t.edits))
+	for i, e := range p.t.edits {
+		out[i] = Span{e.start, e.end, e.repl}
+	}
+	return out, p.n
+}
+
+// slowSpans redacts s when a known value holds a bracket: such a value
+// may be found again across a marker written for another one, which the
+// edits on the input cannot say. The known values are replaced in the
+// text itself, as before, and the rest runs on that; the span is the
+// stretch between the first and the last byte that changed.
+func (r *Redactor) slowSpans(s string) ([]Span, int) {
+	t, n := s, 0
 	for _, k := range r.known {
-		if c := strings.Count(s, k); c > 0 {
+		if c := strings.Count(t, k); c > 0 {
 			n += c
-			s = strings.ReplaceAll(s, k, Marker)
+			t = strings.ReplaceAll(t, k, Marker)
 		}
 	}
-	s, m := jsonKeys(s)
+	out, m := New().String(t)
 	n += m
-	// One pass finds every rule's anchors; the text is scanned again only
-	// after a rule changed it (offsets moved), which is rare.
-	hits := findAnchors(s)
-	for i, ru := range rules {
-		if len(hits[i]) == 0 {
-			continue
-		}
-		if out, m := ru.apply(s, hits[i]); m > 0 {
-			n += m
-			s = out
-			hits = findAnchors(s)
-		}
+	if out == s {
+		return nil, n
 	}
-	return s, n
+	a := 0
+	for a < len(s) && a < len(out) && s[a] == out[a] {
+		a++
+	}
+	z := 0
+	for z < len(s)-a && z < len(out)-a && s[len(s)-1-z] == out[len(out)-1-z] {
+		z++
+	}
+	return []Span{{a, len(s) - z, out[a : len(out)-z]}}, n
 }
 
-// anchorRef is one anchor of one rule, indexed by its first byte.
-type anchorRef struct {
-	rest string // the anchor after its first two bytes
-	rule int
-	n    int // the anchor's length
-	id   int // index among all anchors
+// WriteSpans writes s with spans (sorted, not overlapping, as Spans
+// returns them) applied to w, a piece at a time.
+func WriteSpans(w io.Writer, s string, spans []Span) error {
+	last := 0
+	for _, sp := range spans {
+		if _, err := io.WriteString(w, s[last:sp.Start]); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, sp.Repl); err != nil {
+			return err
+		}
+		last = sp.End
+	}
+	_, err := io.WriteString(w, s[last:])
+	return err
 }
 
-// byPair lists the anchors that start with each pair of (lower-case)
-// bytes, none shorter than two: pairIdx maps the pair to its list's index
-// plus one, 0 for a pair no anchor starts with, so most positions of a
-// text cost one table lookup. nAnchors counts the anchors.
-var pairIdx, byPair, nAnchors = func() (*[1 << 16]uint8, [][]anchorRef, int) {
-	var idx [1 << 16]uint8
-	var lists [][]anchorRef
-	id := 0
-	for ri, ru := range rules {
-		for _, a := range ru.anchors {
-			if len(a) < 2 {
-				panic("redact: anchor shorter than 2 bytes: " + a)
-			}
-			pair := uint16(a[0])<<8 | uint16(a[1])
-			if idx[pair] == 0 {
-				if len(lists) == 255 {
-					panic("redact: more than 255 anchor pairs")
+// literals are the rule's anchors, its class spelt out.
+func (ru *rule) literals() []string {
+	out := ru.anchors
+	if c := ru.class; c != nil {
+		for _, c0 := range []byte(c[0]) {
+			for _, c1 := range []byte(c[1]) {
+				for _, c2 := range []byte(c[2]) {
+					for _, c3 := range []byte(c[3]) {
+						out = append(out[:len(out):len(out)], string([]byte{c0, c1, c2, c3}))
+					}
 				}
-				lists = append(lists, nil)
-				idx[pair] = uint8(len(lists))
 			}
-			lists[idx[pair]-1] = append(lists[idx[pair]-1], anchorRef{rest: a[2:], rule: ri, n: len(a), id: id})
-			id++
 		}
 	}
-	return &idx, lists, id
-}()
-
-// lowerTab maps each byte to itself with A-Z lower-cased.
-var lowerTab = func() (t [256]byte) {
-	for i := range t {
-		t[i] = byte(i)
-		if i >= 'A' && i <= 'Z' {
-			t[i] = byte(i) + ('a' - 'A')
-		}
-	}
-	return
-}()
-
-// findAnchors returns, for each rule, the windows around its anchors in s
-// (compared case-insensitively, ASCII only, so offsets are s's own), in
-// one pass over s. Occurrences of the same anchor do not overlap, and
-// windows are merged, as a search anchor by anchor would give: the
-// result only depends on s.
-func findAnchors(s string) [][][2]int {
-	var spans [][][2]int
-	var next []int // per anchor: where its next occurrence may start
-	if len(s) < 2 {
-		return make([][][2]int, len(rules))
-	}
-	c1 := lowerTab[s[0]]
-	for i := 0; i+1 < len(s); i++ {
-		c2 := lowerTab[s[i+1]]
-		k := pairIdx[uint16(c1)<<8|uint16(c2)]
-		c1 = c2
-		if k == 0 {
-			continue
-		}
-		for _, a := range byPair[k-1] {
-			if len(s)-i < a.n || !hasLowerPrefix(s[i+2:], a.rest) {
-				continue
-			}
-			if next == nil {
-				next = make([]int, nAnchors)
-				spans = make([][][2]int, len(rules))
-			}
-			if i < next[a.id] {
-				continue
-			}
-			next[a.id] = i + a.n
-			if pre := rules[a.rule].pre; pre != nil && !pre(s, i, a.n) {
-				continue
-			}
-			spans[a.rule] = append(spans[a.rule], [2]int{max(0, i-rules[a.rule].back), min(len(s), i+a.n+window)})
-		}
-	}
-	if spans == nil {
-		return make([][][2]int, len(rules))
-	}
-	for ri, sp := range spans {
-		spans[ri] = merge(sp)
-	}
-	return spans
+	return out
 }
+
+// discordToken accepts what discord_bot_token's pattern needs at the
+// anchor: a word starts there with a byte base64 gives the digits of a
+// user id, and the three dotted parts follow.
+func discordToken(s string, i, _ int) bool {
+	if !wordStart(s, i, 0) || i+4 > len(s) || !strings.ContainsRune("MNO", rune(s[i])) ||
+		!strings.ContainsRune("DTjz", rune(s[i+1])) || !strings.ContainsRune("AEIMQUYcgk", rune(s[i+2])) || !strings.ContainsRune("wxyz012345", rune(s[i+3])) {
+		return false
+	}
+	j := i + 1
+	for j < len(s) && j-i < 29 && isAlnum(s[j]) {
+		j++
+	}
+	if n := j - i; n < 23 || n > 28 || j >= len(s) || s[j] != '.' {
+		return false
+	}
+	k := j + 1
+	for k < len(s) && k-j <= 7 && isB64URL(s[k]) {
+		k++
+	}
+	if k-j-1 != 6 || k >= len(s) || s[k] != '.' {
+		return false
+	}
+	n := 0
+	for k++; k < len(s) && n < 27 && isB64URL(s[k]); k++ {
+		n++
+	}
+	return n == 27
+}
+
+// mailgunKey accepts "key-" starting a word, then 32 lower-case letters
+// and digits, a digit among them, and no more word bytes.
+func mailgunKey(s string, i, n int) bool {
+	if !wordStart(s, i, n) || s[i:i+4] != "key-" || i+n+32 > len(s) {
+		return false
+	}
+	digit := false
+	for _, c := range []byte(s[i+n : i+n+32]) {
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z':
+		default:
+			return false
+		}
+	}
+	return digit && (i+n+32 == len(s) || !isWordByte(s[i+n+32]))
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func isB64URL(c byte) bool { return isAlnum(c) || c == '-' || c == '_' }
 
 // sharper holds tighter anchor tests for gitleaks rules whose keywords
 // are common: each follows from the rule's pattern (see the functions).
 var sharper = map[string]struct {
-	pre  func(string, int, int) bool
-	back int
+	pre         func(string, int, int) bool
+	back, reach int
 }{
 	// value: [\w.=-]{10,150} or [a-z0-9][a-z0-9+/]{11,}, after the assignment.
-	"generic-api-key": {pre: assignedValueAfter},
+	"generic-api-key": {pre: assignedValueAfter, reach: 100},
 	// \b(ey..., \b((?:hvs\.|s\.)...: the keyword starts a word.
-	"jwt":                 {pre: wordStart},
-	"vault-service-token": {pre: vaultToken},
+	"jwt":                 {pre: wordStart, reach: noReach},
+	"vault-service-token": {pre: vaultToken, reach: 90},
 	// both alternatives hold kind:[ \t]*["']?\bsecret; the data: part may
 	// come 300 bytes before.
-	"kubernetes-secret-yaml": {pre: kindBefore, back: 400},
+	"kubernetes-secret-yaml": {pre: kindBefore, back: 400, reach: noReach},
 	// the value is a quoted string of 8-20 bytes after the assignment.
-	"hashicorp-tf-password": {pre: quotedValueAfter},
+	"hashicorp-tf-password": {pre: quotedValueAfter, reach: 100},
+	// SK and 32 hex digits; "sk" is in ask, task and risk.
+	"twilio-api-key": {pre: twilioKey, reach: 32},
+}
+
+// noReach: a pre test that reads nothing after its anchor.
+const noReach = -1
+
+// assignReach is how far assignAfter reads.
+const assignReach = 44
+
+// privateKeyHeader accepts "-----BEGIN", at most 40 capitals and blanks,
+// and " PRIVATE KEY-----": a certificate costs no pattern (nor a search
+// for an END line a megabyte long).
+func privateKeyHeader(s string, i, n int) bool {
+	if s[i:i+n] != "-----BEGIN" {
+		return false
+	}
+	for j := i + n; j <= i+n+40 && j < len(s); j++ {
+		if strings.HasPrefix(s[j:], " PRIVATE KEY-----") {
+			return true
+		}
+		if c := s[j]; c != ' ' && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return false
+}
+
+// twilioKey accepts "SK" followed by 32 hex digits.
+func twilioKey(s string, i, _ int) bool {
+	if s[i] != 'S' || s[i+1] != 'K' || i+34 > len(s) {
+		return false
+	}
+	return isHex(s[i+2 : i+34])
+}
+
+func isHex(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if c := h[i] | 0x20; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// atlassianToken accepts ATATT3 starting a word and followed by 180
+// token bytes.
+func atlassianToken(s string, i, n int) bool {
+	if !wordStart(s, i, n) || s[i:i+n] != "ATATT3" || i+n+180 > len(s) {
+		return false
+	}
+	for _, c := range []byte(s[i+n : i+n+180]) {
+		if !isB64URL(c) && c != '=' {
+			return false
+		}
+	}
+	return true
 }
 
 // flagAfter accepts a "--" that starts a flag name (letters, digits,
@@ -318,27 +540,60 @@ func flagAfter(s string, i, n int) bool {
 		return false
 	}
 	name := strings.ToLower(s[i+n : j])
-	for _, w := range []string{"password", "passwd", "pwd", "token", "secret", "apikey", "api-key", "accesskey", "access-key"} {
+	for _, w := range []string{"password", "passwd", "passphrase", "pwd", "token", "secret", "apikey", "api-key", "accesskey", "access-key"} {
 		if strings.HasSuffix(name, w) {
 			return true
 		}
 	}
-	return false
+	return name == "pass" || strings.HasSuffix(name, "-pass")
 }
 
 // keyAssignAfter accepts an anchor that ends a key (at most 20 more key
-// bytes, one quote, blanks) followed by ':' or '=': the key_value rule.
+// bytes, one quote, blanks) followed by ':' or '=' and a value of three
+// bytes or more (past blanks and a quote): the key_value rule.
 func keyAssignAfter(s string, i, n int) bool {
+	// No match goes past the window: nothing is read beyond it.
+	end := min(len(s), i+n+window)
 	j := i + n
-	for k := 0; k < 20 && j < len(s) && (isWordByte(s[j]) || s[j] == '-' || s[j] == '.'); k++ {
+	for k := 0; k < 20 && j < end && (isWordByte(s[j]) || s[j] == '-' || s[j] == '.'); k++ {
 		j++
 	}
+	if j < end && (s[j] == '"' || s[j] == '\'') {
+		j++
+	}
+	j = blanks(s[:end], j, window)
+	if j >= end || s[j] != ':' && s[j] != '=' {
+		return false
+	}
+	j = blanks(s[:end], j+1, window)
+	if j < end && (s[j] == '"' || s[j] == '\'') {
+		j++
+	}
+	for k := 0; k < 3; k++ {
+		if j+k >= len(s) || strings.IndexByte(" \t\n\r\f\"'&,;\\[", s[j+k]) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// blanks skips at most n blanks (\s, and \v) from s[j].
+func blanks(s string, j, n int) int {
+	for k := 0; k < n && j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\v'); k++ {
+		j++
+	}
+	return j
+}
+
+// cookieAfter accepts "cookie" followed by a quote, blanks and ':' or
+// '=': a Cookie header or key. The word in prose ("the cookie jar")
+// costs no pattern.
+func cookieAfter(s string, i, n int) bool {
+	j := i + n
 	if j < len(s) && (s[j] == '"' || s[j] == '\'') {
 		j++
 	}
-	for j < len(s) && (s[j] == ' ' || s[j] == '\t' || s[j] == '\n' || s[j] == '\r' || s[j] == '\f' || s[j] == '\v') {
-		j++
-	}
+	j = blanks(s, j, window)
 	return j < len(s) && (s[j] == ':' || s[j] == '=')
 }
 
@@ -492,12 +747,11 @@ func hasLowerPrefix(s, p string) bool {
 	return true
 }
 
-// merge sorts windows by start and joins those that overlap or touch.
+// merge joins windows (sorted by start) that overlap or touch.
 func merge(spans [][2]int) [][2]int {
 	if len(spans) < 2 {
 		return spans
 	}
-	sort.Slice(spans, func(i, j int) bool { return spans[i][0] < spans[j][0] })
 	merged := spans[:1]
 	for _, sp := range spans[1:] {
 		if top := &merged[len(merged)-1]; sp[0] <= top[1] {
@@ -507,62 +761,6 @@ func merge(spans [][2]int) [][2]int {
 		}
 	}
 	return merged
-}
-
-// apply runs the rule in the given windows around its anchors.
-func (ru *rule) apply(s string, spans [][2]int) (string, int) {
-	if ru.re == nil {
-		ru.re = regexp.MustCompile(ru.pattern)
-	}
-	var b strings.Builder
-	n, last := 0, 0
-	for _, sp := range spans {
-		lo, hi := max(sp[0], last), sp[1]
-		// Start on a word boundary, so \b and leading classes see what they
-		// would see in the whole text.
-		for lo > last && lo > sp[0]-64 && isWordByte(s[lo-1]) {
-			lo--
-		}
-		matches := ru.re.FindAllStringSubmatchIndex(s[lo:hi], -1)
-		for hi < len(s) && widen(ru, matches, hi-lo) {
-			hi = min(len(s), lo+2*(hi-lo))
-			matches = ru.re.FindAllStringSubmatchIndex(s[lo:hi], -1)
-		}
-		for _, mt := range matches {
-			if ru.secret {
-				a, z, ok := ru.secretSpan(s[lo:hi], mt)
-				if !ok || lo+a < last {
-					continue
-				}
-				b.WriteString(s[last : lo+a])
-				b.WriteString("[REDACTED:" + ru.kind + "]")
-				last = lo + z
-				n++
-				continue
-			}
-			if ru.minValue > 0 && len(mt) >= 4 && mt[1]-mt[3] < ru.minValue ||
-				ru.skip != nil && ru.skip.MatchString(s[lo+mt[0]:lo+mt[1]]) {
-				continue
-			}
-			m := s[lo+mt[0] : lo+mt[1]]
-			rep := "[REDACTED:" + ru.kind + "]"
-			if ru.repl != "" {
-				rep = string(ru.re.ExpandString(nil, ru.repl, s[lo:hi], mt))
-			}
-			if rep == m {
-				continue
-			}
-			b.WriteString(s[last : lo+mt[0]])
-			b.WriteString(rep)
-			last = lo + mt[1]
-			n++
-		}
-	}
-	if n == 0 {
-		return s, 0
-	}
-	b.WriteString(s[last:])
-	return b.String(), n
 }
 
 // secretSpan is where the secret of a generated rule's match mt lies in
@@ -587,11 +785,6 @@ func (ru *rule) secretSpan(w string, mt []int) (a, z int, ok bool) {
 	sec := w[a:z]
 	if strings.Contains(sec, "[REDACTED") || ru.entropy != 0 && entropy(sec) <= ru.entropy {
 		return 0, 0, false
-	}
-	if ru.allowRe == nil && len(ru.allow) > 0 {
-		for _, p := range ru.allow {
-			ru.allowRe = append(ru.allowRe, regexp.MustCompile(p))
-		}
 	}
 	for _, re := range ru.allowRe {
 		if re.MatchString(sec) {

@@ -1,7 +1,9 @@
 package redact
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,6 +38,20 @@ func TestString(t *testing.T) {
 			gone: []string{"abcdefghijklmnop123"}},
 		{name: "ticket ids and prose survive", in: `Ticket CVX-5909: the token bucket is empty; see getUserById`,
 			keep: []string{"CVX-5909", "token bucket", "getUserById"}},
+		// A token with a distinctive prefix goes wherever it stands.
+		{name: "atlassian token in prose", in: "try (ATATT3" + strings.Repeat("xFfGF0T8", 22) + "AbCd=4F2D8A1B) again",
+			gone: []string{"ATATT3xFfGF0", "4F2D8A1B"}, keep: []string{"try (", ") again"}},
+		{name: "mailgun key in prose", in: "the key is key-3ax6xnjp29jd6fds4gc373sgvjxteol0.", gone: []string{"3ax6xnjp29jd6fds4gc373sgvjxteol0"}},
+		{name: "discord bot token in prose", in: "bot MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs, and",
+			gone: []string{"MTk4NjIyNDgzNDcxOTI1MjQ4", "ZnCjm1XVW7vRze4b7Cq4se7kKWs"}, keep: []string{"bot ", ", and"}},
+		{name: "pass keys", in: `{"pass": "p4ss-one", "db_pass": "p4ss-two", "smtpPass": "p4ss-three", "passphrase": "p4ss-four", "bypass": "yes"}`,
+			gone: []string{"p4ss-"}, keep: []string{`"bypass": "yes"`}},
+		{name: "escaped keys", in: `{"\u0070assword": "s3cr3t-1", "api\u005Fkey": "s3cr3t-2", "a": "{\"\\u0074oken\": \"s3cr3t-3\"}"}`,
+			gone: []string{"s3cr3t-"}},
+		{name: "pass assignments", in: "DB_PASS=hunter22x\nsmtp.pass: hunter22y\n?user=bob&pass=hunter22z&x=1\nexport GPG_PASSPHRASE=hunter22w",
+			gone: []string{"hunter22"}, keep: []string{"&x=1"}},
+		{name: "pass that is no password", in: "--- PASS: TestFoo (0.00s)\nFILTER_PASS = 0x2\npass = true\nbypass=cache\npass: 3",
+			keep: []string{"PASS: TestFoo", "FILTER_PASS = 0x2", "pass = true", "bypass=cache", "pass: 3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +73,16 @@ func TestString(t *testing.T) {
 				t.Errorf("not idempotent:\n%s\n%s", got, again)
 			}
 		})
+	}
+}
+
+func TestSensitiveName(t *testing.T) {
+	for name, want := range map[string]bool{"GITHUB_TOKEN": true, "DB_PASSWORD": true, "OPENAI_API_KEY": true, "DB_PASS": true,
+		"PASS": true, "smtpPass": true, "GPG_PASSPHRASE": true, "passphrase": true, "BYPASS": false, "COMPASS": false,
+		"TOKEN_COUNT": false, "PATH": false, "PWD": true} {
+		if got := SensitiveName(name); got != want {
+			t.Errorf("SensitiveName(%q) = %v", name, got)
+		}
 	}
 }
 
@@ -120,6 +146,18 @@ func TestLongSecretsAreRemovedWhole(t *testing.T) {
 	}
 }
 
+// A certificate's window used to be widened to the end of the key after
+// it, past the next window: the first version panicked on such text.
+func TestCertificateThenKey(t *testing.T) {
+	cert := "-----BEGIN CERTIFICATE-----\n" + strings.Repeat("MIIBhTCCASugAwIBAgIQIRi6zePL6mKjOipn+dNuaTAKBggqhkjOPQQDAjASMRAw\n", 50) + "-----END CERTIFICATE-----\n"
+	key := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQFaA2Hwf1duRSxKtLYX5CB04fSeQ6tF1aY/PuoAoGCCqGSM49\n-----END EC PRIVATE KEY-----\n"
+	in := cert + "x := `" + key + "`\n" + cert + cert
+	got, n := New().String(in)
+	if strings.Contains(got, "MHcCAQEEIIrYSSNQ") || n != 1 || !strings.Contains(got, "-----BEGIN CERTIFICATE-----") {
+		t.Errorf("%d redactions: %.300q", n, got)
+	}
+}
+
 func TestJSONKeys(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{`{"max_tokens": 5, "tokens": "x", "token_count": "9"}`, `{"max_tokens": 5, "tokens": "x", "token_count": "9"}`},
@@ -137,65 +175,76 @@ func TestJSONKeys(t *testing.T) {
 }
 
 // searchEach is the straightforward way to find the anchors: lower-case
-// the text, then search it once per anchor. findAnchors must agree with
-// it on every input.
-func searchEach(s string) [][][2]int {
-	lower := []byte(s)
-	for i, c := range lower {
-		if c >= 'A' && c <= 'Z' {
-			lower[i] = c + ('a' - 'A')
+// the text, then search it once per anchor. The scanner must find the
+// same occurrences on every input.
+func searchEach(s string, from, to int) []hit {
+	lower := strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + 'a' - 'A'
 		}
+		return r
+	}, s)
+	if len(lower) != len(s) { // invalid UTF-8 became U+FFFD: lower bytes instead
+		b := []byte(s)
+		for i, c := range b {
+			b[i] = lowerTab[c]
+		}
+		lower = string(b)
 	}
-	out := make([][][2]int, len(rules))
-	for ri, ru := range rules {
-		var spans [][2]int
-		for _, a := range ru.anchors {
-			for i := 0; ; {
-				j := strings.Index(string(lower[i:]), a)
-				if j < 0 {
+	var out []hit
+	for id, a := range theScanner().anchors {
+		if a.class != nil {
+			for i := from; i < to && i+4 <= len(s); i++ {
+				if inClass(s[i:i+4], a.class) {
+					out = append(out, hit{i, id})
+				}
+			}
+			continue
+		}
+		for _, lit := range []string{a.lit} {
+			for i := from; i < to; {
+				j := strings.Index(lower[i:], lit)
+				if j < 0 || i+j >= to {
 					break
 				}
-				at := i + j
-				if ru.pre == nil || ru.pre(s, at, len(a)) {
-					spans = append(spans, [2]int{max(0, at-ru.back), min(len(s), at+len(a)+window)})
-				}
-				i = at + len(a)
+				out = append(out, hit{i + j, id})
+				i += j + 1
 			}
 		}
-		out[ri] = merge(spans)
 	}
+	slices.SortFunc(out, func(a, b hit) int { return cmp.Or(a.p-b.p, a.n-b.n) })
 	return out
 }
 
-func sameSpans(a, b [][][2]int) bool {
-	for i := range rules {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for j := range a[i] {
-			if a[i][j] != b[i][j] {
-				return false
+func scanAll(s string, from, to int) []hit {
+	var out []hit
+	theScanner().scan(s, from, to, func(p int, a int32) { out = append(out, hit{p, int(a)}) })
+	slices.SortStableFunc(out, func(a, b hit) int { return cmp.Or(a.p-b.p, a.n-b.n) })
+	return out
+}
+
+func TestScanMatchesSearchEach(t *testing.T) {
+	for _, s := range []string{"", "nothing here", "PASSWORD=x password=y PassWord", "xoxb-xoxb-xoxb-", "sk-sk-sk-",
+		"https://u:p@h and http://x", strings.Repeat("akia", 300) + "-----BEGIN RSA PRIVATE KEY-----", `{"\u0070ass": 1}`,
+		"sk", "ey", "s.", "a3t", "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"} {
+		for _, r := range [][2]int{{0, len(s)}, {1, len(s)}, {0, len(s) - 2}, {3, len(s) - 1}} {
+			if r[0] < 0 || r[1] < r[0] || r[1] > len(s) {
+				continue
+			}
+			if got, want := scanAll(s, r[0], r[1]), searchEach(s, r[0], r[1]); !slices.Equal(got, want) {
+				t.Errorf("%q %v: got %v, want %v", s, r, got, want)
 			}
 		}
 	}
-	return true
 }
 
-func TestFindAnchorsMatchesSearchEach(t *testing.T) {
-	for _, s := range []string{"", "nothing here", "PASSWORD=x password=y PassWord", "xoxb-xoxb-xoxb-", "sk-sk-sk-",
-		"https://u:p@h and http://x", strings.Repeat("akia", 300) + "-----BEGIN RSA PRIVATE KEY-----"} {
-		if got, want := findAnchors(s), searchEach(s); !sameSpans(got, want) {
-			t.Errorf("%q: got %v, want %v", s, got, want)
-		}
-	}
-}
-
-func FuzzFindAnchors(f *testing.F) {
-	f.Add("Bearer abcdefghijkl password: hunter22 ghp_x eyJ.eyJ")
-	f.Add("-----begin-----BEGIN xoxa-xoxa- ://://")
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := findAnchors(s), searchEach(s); !sameSpans(got, want) {
-			t.Fatalf("%q: got %v, want %v", s, got, want)
+func FuzzScan(f *testing.F) {
+	f.Add("Bearer abcdefghijkl password: hunter22 ghp_x eyJ.eyJ", 3, 20)
+	f.Add("-----begin-----BEGIN xoxa-xoxa- ://://", 0, 100)
+	f.Fuzz(func(t *testing.T, s string, from, to int) {
+		from, to = max(0, min(from, len(s))), max(0, min(to, len(s)))
+		if got, want := scanAll(s, from, to), searchEach(s, from, to); !slices.Equal(got, want) {
+			t.Fatalf("%q [%d:%d]: got %v, want %v", s, from, to, got, want)
 		}
 	})
 }
