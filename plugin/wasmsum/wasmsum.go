@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "b5cebca78dbad7a4bef816618f11bb9258df5520279e71bc7b0c7fae8a745afa"
+const SHA256 = "ca551a3cee8aaa7b772af810d84f4678e0f04502ee79cdc79715835dba6ab783"
