@@ -174,6 +174,10 @@ const capMemory = 48 << 20
 // paging and streaming give back the exact bytes, and deleting leaves no
 // part and no index row.
 func TestBodiesInParts(t *testing.T) {
+	// Trigrams throughout, as words: a term cut in two is found wherever
+	// the cut falls (TestTrigramReach covers the trigram bound).
+	defer func(v int64) { TrigramBytes = v }(TrigramBytes)
+	TrigramBytes = 1 << 62
 	tests := []struct {
 		name string
 		size int
@@ -598,5 +602,38 @@ func TestPurgeParts(t *testing.T) {
 	s.conn.Exec(`DELETE FROM event_parts WHERE seq = 2 AND field = 'response'`)
 	if err := s.Check(); err == nil || !strings.Contains(err.Error(), "parts") {
 		t.Fatalf("Check with a part missing: %v", err)
+	}
+}
+
+// TestTrigramReach: words are found anywhere in a body, substrings (the
+// trigram index) within its first TrigramBytes only; the parts past it
+// are indexed for words alone, and Check agrees.
+func TestTrigramReach(t *testing.T) {
+	s := open(t)
+	body := []byte(logBody(3<<20, 7))
+	copy(body[200<<10:], " zqnearXsubstringY ")
+	copy(body[len(body)-100:], " zqfarXsubstringY ")
+	ids, err := s.Apply([]abi.Event{mcpEvent("s1", string(body))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query string
+		found bool
+	}{
+		{"zqnearXsubstringY", true}, {"zqfarXsubstringY", true}, // words
+		{"nearXsubstr", true},  // a substring in the first MiB
+		{"farXsubstr", false}, // a substring past it
+	} {
+		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(hits) == 1 && hits[0].Event.ID == ids[0]; got != tt.found {
+			t.Errorf("%s: found %v, want %v", tt.query, got, tt.found)
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
 	}
 }

@@ -69,9 +69,9 @@ func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 	exec := s.execArgs
 	err = s.tx(func() error {
 		// Parts first: their index entries are found through them.
-		for _, t := range []string{"event_parts_fts", "event_parts_tri"} {
+		for t, bit := range map[string]string{"event_parts_fts": "1", "event_parts_tri": "2"} {
 			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM event_parts
-				WHERE indexed AND event_id IN (SELECT id FROM events WHERE `+evWhere+`))`, evArgs); err != nil {
+				WHERE indexed & `+bit+` AND event_id IN (SELECT id FROM events WHERE `+evWhere+`))`, evArgs); err != nil {
 				return err
 			}
 		}

@@ -109,8 +109,8 @@ func (s *Store) evict(where string, args []any, n int64) (int64, error) {
 		return 0, err
 	}
 	for _, sql := range []string{
-		`DELETE FROM event_parts_fts WHERE rowid IN (SELECT id FROM event_parts WHERE indexed AND event_id IN (SELECT id FROM temp.evict))`,
-		`DELETE FROM event_parts_tri WHERE rowid IN (SELECT id FROM event_parts WHERE indexed AND event_id IN (SELECT id FROM temp.evict))`,
+		`DELETE FROM event_parts_fts WHERE rowid IN (SELECT id FROM event_parts WHERE indexed & 1 AND event_id IN (SELECT id FROM temp.evict))`,
+		`DELETE FROM event_parts_tri WHERE rowid IN (SELECT id FROM event_parts WHERE indexed & 2 AND event_id IN (SELECT id FROM temp.evict))`,
 		`DELETE FROM event_parts WHERE event_id IN (SELECT id FROM temp.evict)`,
 	} {
 		if err := s.conn.Exec(sql); err != nil {

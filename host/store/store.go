@@ -450,8 +450,8 @@ func (s *Store) HoldWriteLock() (release func(), err error) {
 func (s *Store) DeleteEvents(ids []int64) error {
 	return s.tx(func() error {
 		for _, sql := range []string{
-			`DELETE FROM event_parts_fts WHERE rowid IN (SELECT id FROM event_parts WHERE event_id = ?1 AND indexed)`,
-			`DELETE FROM event_parts_tri WHERE rowid IN (SELECT id FROM event_parts WHERE event_id = ?1 AND indexed)`,
+			`DELETE FROM event_parts_fts WHERE rowid IN (SELECT id FROM event_parts WHERE event_id = ?1 AND indexed & 1)`,
+			`DELETE FROM event_parts_tri WHERE rowid IN (SELECT id FROM event_parts WHERE event_id = ?1 AND indexed & 2)`,
 			`DELETE FROM event_parts WHERE event_id = ?1`,
 			`DELETE FROM events_fts WHERE rowid = ?1`, `DELETE FROM events_tri WHERE rowid = ?1`, `DELETE FROM events WHERE id = ?1`,
 		} {
