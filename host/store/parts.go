@@ -261,6 +261,15 @@ func (s *Store) ReadBody(id int64, f Field, offset, length int64) (string, error
 	if offset < 0 || length < 0 {
 		return "", fmt.Errorf("store: bad range %d+%d", offset, length)
 	}
+	if form, err := s.responseForm(id, f); err != nil {
+		return "", err
+	} else if form != "" {
+		w := &window{from: offset, to: offset + length}
+		if _, err := s.writeDerived(w, id, form); err != nil && err != errStop {
+			return "", wrap(err)
+		}
+		return string(w.out), nil
+	}
 	var b strings.Builder
 	err := s.read(func() error {
 		head, total, err := s.head(id, f)
@@ -310,6 +319,40 @@ func (s *Store) ReadBody(id int64, f Field, offset, length int64) (string, error
 // WriteBody writes one whole field of event id to w, a part at a time,
 // and returns how many bytes it wrote.
 func (s *Store) WriteBody(w io.Writer, id int64, f Field) (int64, error) {
+	form, err := s.responseForm(id, f)
+	if err != nil {
+		return 0, err
+	}
+	if form != "" {
+		n, err := s.writeDerived(w, id, form)
+		return n, wrap(err)
+	}
+	return s.writeStored(w, id, f)
+}
+
+// responseForm is the form of event id's response when f is the
+// response and it is derived (derived.go), else "".
+func (s *Store) responseForm(id int64, f Field) (string, error) {
+	if f != FieldResponse || !s.hasParts() {
+		return "", nil
+	}
+	st, _, err := s.conn.Prepare(`SELECT response_form FROM events WHERE id = ?`)
+	if err != nil {
+		return "", fmt.Errorf("store: %w", err)
+	}
+	defer st.Close()
+	st.BindInt64(1, id)
+	if !st.Step() {
+		if err := st.Err(); err != nil {
+			return "", fmt.Errorf("store: %w", err)
+		}
+		return "", fmt.Errorf("%w: event %d", ErrNotFound, id)
+	}
+	return st.ColumnText(0), nil
+}
+
+// writeStored writes a field as stored (head, then parts).
+func (s *Store) writeStored(w io.Writer, id int64, f Field) (int64, error) {
 	var n int64
 	err := s.read(func() error {
 		head, total, err := s.head(id, f)

@@ -57,9 +57,9 @@ func (s *Store) eventCols() string {
 	const cols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd,
 	args, response, text, response_bytes, truncated, redactions, event_key, context_bytes, `
 	if !s.hasParts() {
-		return cols + `NULL, NULL, 0, 0`
+		return cols + `NULL, NULL, 0, 0, ''`
 	}
-	return cols + `response_size, text_size, response_parts, text_parts`
+	return cols + `response_size, text_size, response_parts, text_parts, response_form`
 }
 
 func scanEvent(st *sqlite3.Stmt) Event {
@@ -69,6 +69,7 @@ func scanEvent(st *sqlite3.Stmt) Event {
 		ToolUseID: st.ColumnText(8), Cwd: st.ColumnText(9), Args: st.ColumnText(10), Response: st.ColumnText(11),
 		Text: st.ColumnText(12), ResponseBytes: st.ColumnInt(13), Truncated: st.ColumnBool(14), Redactions: st.ColumnInt(15),
 		Key: st.ColumnText(16), ContextBytes: st.ColumnInt(17),
+		ResponseForm: st.ColumnText(22),
 	}, ResponseParts: st.ColumnInt(20), TextParts: st.ColumnInt(21)}
 	e.ResponseSize, e.TextSize = int64(len(e.Response)), int64(len(e.Text))
 	if st.ColumnType(18) != sqlite3.NULL {
@@ -76,6 +77,9 @@ func scanEvent(st *sqlite3.Stmt) Event {
 	}
 	if st.ColumnType(19) != sqlite3.NULL {
 		e.TextSize = st.ColumnInt64(19)
+	}
+	if e.ResponseForm != "" {
+		e.Response = derivedHead(e.ResponseForm, e.Text, e.TextParts == 0)
 	}
 	return e
 }
@@ -760,7 +764,8 @@ func (s *Store) storedBytes() string {
 	if !s.hasParts() {
 		return `length(CAST(args AS BLOB)) + length(CAST(response AS BLOB)) + length(CAST(text AS BLOB))`
 	}
-	return `length(CAST(args AS BLOB)) + coalesce(response_size, length(CAST(response AS BLOB)))
+	return `length(CAST(args AS BLOB)) + CASE WHEN response_form != '' THEN 0
+		ELSE coalesce(response_size, length(CAST(response AS BLOB))) END
 		+ coalesce(text_size, length(CAST(text AS BLOB)))`
 }
 

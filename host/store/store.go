@@ -205,6 +205,7 @@ var migrations = []string{
 	ALTER TABLE events ADD COLUMN text_size INTEGER;
 	ALTER TABLE events ADD COLUMN response_parts INTEGER NOT NULL DEFAULT 0;
 	ALTER TABLE events ADD COLUMN text_parts INTEGER NOT NULL DEFAULT 0;
+	ALTER TABLE events ADD COLUMN response_form TEXT NOT NULL DEFAULT '';
 	CREATE TABLE event_parts(
 		id INTEGER PRIMARY KEY,
 		event_id INTEGER NOT NULL,
@@ -323,8 +324,8 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 		}
 		ins, _, err := s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
 			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes,
-			response_size, text_size, response_parts, text_parts)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+			response_size, text_size, response_parts, text_parts, response_form)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 		if err != nil {
 			return err
 		}
@@ -344,9 +345,15 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 		size := partSize()
 		for _, e := range events {
 			resp, text := split(e.Response, size), split(e.Text, size)
+			respSize := int64(len(e.Response))
+			if e.ResponseForm != "" {
+				// Rebuilt from the text when read (derived.go): its size is
+				// what it will be then.
+				respSize = derivedSize(e.ResponseForm, e.Text)
+			}
 			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
 				e.ToolUseID, e.Cwd, e.Args, resp[0], text[0], int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
-				e.Key, int64(e.ContextBytes), int64(len(e.Response)), int64(len(e.Text)), int64(len(resp)-1), int64(len(text)-1))
+				e.Key, int64(e.ContextBytes), respSize, int64(len(e.Text)), int64(len(resp)-1), int64(len(text)-1), e.ResponseForm)
 			if err := ins.Exec(); err != nil {
 				return err
 			}

@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// Secrets are planted in every result, each many times over; none may
-// be stored.
+// Secrets are planted in every result, each about once per MiB (a 1 KB
+// result holds the first); none may be stored.
 var Secrets = []string{
 	"AKIAQ7PLANTEDKEY7X2Z",
 	"ghp_Pl4nt3dT0k3nF0rBigPayl0adTests0001",
@@ -33,14 +33,14 @@ func Issues(n int, marker string) string {
 			b.WriteString(",")
 		}
 		extra := ""
-		switch i % 37 {
+		switch i % 1500 { // each kind about once per MiB
 		case 3:
 			extra = `"integration":{"aws_key_id":"` + Secrets[0] + `","region":"eu-west-2"},`
-		case 11:
+		case 400:
 			extra = `"ci_note":"token for the runner: ` + Secrets[1] + ` (rotate monthly)",`
-		case 19:
+		case 800:
 			extra = `"connection":"postgres://svc:` + Secrets[2] + `@db.internal:5432/app",`
-		case 29:
+		case 1200:
 			extra = `"webhook":"slack ` + Secrets[3] + ` posts to #ops",`
 		}
 		summary := fmt.Sprintf("Gateway retry flag misbehaves under load (case %d)", i)

@@ -324,6 +324,9 @@ type Event struct {
 	// text of MCP content blocks), redacted and cut like Response; empty
 	// when Response is already plain.
 	Text string `json:"text,omitempty"`
+	// ResponseForm, when set, says Response is left empty and stands for
+	// something derived from Text: ResponseFormTextBlock.
+	ResponseForm string `json:"response_form,omitempty"`
 	// ResponseBytes is the size of the response before redaction and cut.
 	ResponseBytes int  `json:"response_bytes"`
 	Truncated     bool `json:"truncated,omitempty"`

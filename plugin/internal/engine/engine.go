@@ -79,6 +79,7 @@ func Handle(req abi.HandleRequest) (abi.HandleResponse, error) {
 // give the same results with or without it.
 type Parsed struct {
 	harness string
+	payload string
 	d       dialect
 	err     error
 }
@@ -86,7 +87,7 @@ type Parsed struct {
 // ParsePayload parses payload as harness's.
 func ParsePayload(harness, payload string) Parsed {
 	d, err := parse(harness, payload)
-	return Parsed{harness: harness, d: d, err: err}
+	return Parsed{harness: harness, payload: payload, d: d, err: err}
 }
 
 // Harness is the harness the payload was parsed as.
@@ -115,6 +116,9 @@ func HandleParsed(req abi.HandleRequest, p Parsed) (abi.HandleResponse, error) {
 		return abi.HandleResponse{}, p.err
 	}
 	d := &decision{req: req, session: p.d.session()}
+	// Every dialect's parse checked the whole payload as JSON: what the
+	// decision expands of it (a tool response) is not checked again.
+	d.json.Valid(rawBytes(p.payload))
 	d.loadState()
 	p.d.decide(d, req.Event)
 	return d.response(), nil
@@ -226,7 +230,7 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 	var body, text string
 	var n2 int
 	if readable == nil {
-		body, text, n2 = d.redactResponse(r, response)
+		body, text, ev.ResponseForm, n2 = d.redactResponse(r, response)
 	} else {
 		body, n2 = r.String(rawString(response))
 		text, _ = r.String(d.readableText(readable))
@@ -234,10 +238,12 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 	ev.Args = a
 	ev.ResponseBytes = len(response)
 	ev.Redactions = n1 + n2
+	var cut bool
 	if text != "" {
-		ev.Text, _ = capBytes(text, d.maxBytes())
+		ev.Text, cut = capBytes(text, d.maxBytes())
 	}
 	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
+	ev.Truncated = ev.Truncated || cut
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
 }
 

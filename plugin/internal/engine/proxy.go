@@ -179,7 +179,9 @@ func (c proxyCall) hideToken(d *decision, res mcpmsg.Result) (mcpmsg.Object, boo
 	if !ok || res.Result == nil {
 		return forward, false
 	}
-	v, err := d.decode(res.Result.Raw())
+	raw := res.Result.Raw()
+	d.json.Valid(raw) // written from the members of a message checked as JSON
+	v, err := d.decode(raw)
 	if tok, ok := rs.CaptureIn(&d.json, v, err); ok && d.state.setToken(c.p.Server, tok) {
 		d.dirty = true
 		d.tally(abi.TallyCapture)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 	"github.com/ctxhook/ctxhook/plugin/internal/redact"
 )
@@ -21,11 +22,16 @@ import (
 // redaction changed it; everything around the texts (block types,
 // _meta, structuredContent, an unfamiliar shape) is redacted as raw JSON
 // text, as before.
-func (d *decision) redactResponse(r *redact.Redactor, raw json.RawMessage) (response, text string, n int) {
+//
+// A response that is exactly one text block ([{"type":"text","text": T}],
+// how Claude Code hands a hook nearly every result) comes back as its
+// text alone with form abi.ResponseFormTextBlock: the response is
+// abi.TextBlockResponse(text), rebuilt by whoever reads it.
+func (d *decision) redactResponse(r *redact.Redactor, raw json.RawMessage) (response, text, form string, n int) {
 	v, err := d.decode(raw)
 	if err != nil {
 		out, m := r.String(rawString(raw))
-		return out, "", m
+		return out, "", "", m
 	}
 	switch t := v.(type) {
 	case string:
@@ -33,19 +39,43 @@ func (d *decision) redactResponse(r *redact.Redactor, raw json.RawMessage) (resp
 		// plain text result.
 		red, m := r.String(t)
 		if m == 0 {
-			return rawString(raw), t, 0
+			return rawString(raw), t, "", 0
 		}
-		return string(jsonfast.AppendString(nil, red)), red, m
+		return rawString(jsonfast.AppendString(make([]byte, 0, len(raw)+64), red)), red, "", m
 	case []any:
-		return d.redactBlocks(r, raw, t)
+		if s, ok := d.onlyTextBlock(t); ok {
+			red, m := r.String(s)
+			return "", red, abi.ResponseFormTextBlock, m
+		}
+		resp, text, m := d.redactBlocks(r, raw, t)
+		return resp, text, "", m
 	case map[string]any:
 		c, _ := d.json.Value(t["content"])
 		if blocks, ok := c.([]any); ok {
-			return d.redactBlocks(r, raw, blocks)
+			resp, text, m := d.redactBlocks(r, raw, blocks)
+			return resp, text, "", m
 		}
 	}
 	out, m := r.String(rawString(raw))
-	return out, "", m
+	return out, "", "", m
+}
+
+// onlyTextBlock returns T when blocks is exactly one {"type":"text",
+// "text": T}, nothing more (an annotation or _meta keeps the response
+// whole).
+func (d *decision) onlyTextBlock(blocks []any) (string, bool) {
+	if len(blocks) != 1 {
+		return "", false
+	}
+	b, _ := d.json.Value(blocks[0])
+	m, ok := b.(map[string]any)
+	if !ok || len(m) != 2 {
+		return "", false
+	}
+	typ, _ := d.json.Value(m["type"])
+	text, _ := d.json.Value(m["text"])
+	s, isText := text.(string)
+	return s, typ == "text" && isText
 }
 
 // redactBlocks redacts raw, whose content blocks are blocks (Raw slices
@@ -90,27 +120,26 @@ func (d *decision) redactBlocks(r *redact.Redactor, raw json.RawMessage, blocks 
 	}
 	// Everything between the texts, redacted as raw text; the texts as
 	// redacted, re-escaped only where they changed.
-	var out strings.Builder
-	out.Grow(len(raw) + 64)
+	out := make([]byte, 0, len(raw)+len(raw)/32+64)
 	last := 0
 	for _, sp := range spans {
 		seg, m := r.String(rawString(raw[last:sp.start]))
 		n += m
-		out.WriteString(seg)
+		out = append(out, seg...)
 		if sp.changed {
-			out.Write(jsonfast.AppendString(nil, sp.red))
+			out = jsonfast.AppendString(out, sp.red)
 		} else {
-			out.WriteString(rawString(raw[sp.start:sp.end]))
+			out = append(out, raw[sp.start:sp.end]...)
 		}
 		last = sp.end
 	}
 	seg, m := r.String(rawString(raw[last:]))
 	n += m
-	out.WriteString(seg)
+	out = append(out, seg...)
 	if len(texts) == 1 {
-		return out.String(), texts[0], n
+		return rawString(out), texts[0], n
 	}
-	return out.String(), strings.Join(texts, "\n"), n
+	return rawString(out), strings.Join(texts, "\n"), n
 }
 
 // offsetIn is where inner, a slice of outer, starts in it; -1 if it is not

@@ -5,9 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
-
 )
-
 
 // readableText renders a tool response for the search index: the text of
 // MCP content blocks joined by newlines, a JSON string as its value. It

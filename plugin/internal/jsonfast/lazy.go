@@ -1,6 +1,7 @@
 package jsonfast
 
 import (
+	"bytes"
 	"encoding/json"
 	"unsafe"
 )
@@ -19,7 +20,39 @@ type Raw []byte
 // value is ready to use; it is not safe for concurrent use.
 type Expander struct {
 	strs map[*byte]memo
+	// valid are byte ranges this Expander has validated as JSON: a value
+	// inside one is split without checking it again (a 10 MiB text block
+	// would otherwise be scanned once per level it sits under).
+	valid []span
 }
+
+type span struct{ lo, hi uintptr }
+
+func (e *Expander) isValid(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	hi := lo + uintptr(len(b))
+	for _, s := range e.valid {
+		if lo >= s.lo && hi <= s.hi {
+			return true
+		}
+	}
+	return false
+}
+
+func (e *Expander) markValid(b []byte) {
+	if len(b) == 0 || e.isValid(b) {
+		return
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	e.valid = append(e.valid, span{lo, lo + uintptr(len(b))})
+}
+
+// Valid tells e that b is known to be valid JSON (it came from a payload
+// already checked whole), so expanding it does not check it again.
+func (e *Expander) Valid(b []byte) { e.markValid(b) }
 
 type memo struct {
 	n int
@@ -38,7 +71,13 @@ func (e *Expander) Expand(b []byte) (any, error) {
 	}
 	switch b[p.i] {
 	case '{':
-		members, ok := Object(b)
+		var members []Member
+		var ok bool
+		if e.isValid(b) {
+			members, ok = objectValid(b)
+		} else if members, ok = Object(b); ok {
+			e.markValid(b)
+		}
 		if !ok {
 			return Decode(b)
 		}
@@ -48,7 +87,13 @@ func (e *Expander) Expand(b []byte) (any, error) {
 		}
 		return m, nil
 	case '[':
-		elems, ok := Array(b)
+		var elems [][]byte
+		var ok bool
+		if e.isValid(b) {
+			elems, ok = arrayValid(b)
+		} else if elems, ok = Array(b); ok {
+			e.markValid(b)
+		}
 		if !ok {
 			return Decode(b)
 		}
@@ -67,7 +112,13 @@ func (e *Expander) Expand(b []byte) (any, error) {
 				return m.s, nil
 			}
 		}
-		s, ok := String(t)
+		var s string
+		var ok bool
+		if e.isValid(t) {
+			s, ok = stringValid(t)
+		} else {
+			s, ok = String(t)
+		}
 		if !ok {
 			return Decode(b)
 		}
@@ -162,3 +213,152 @@ var _ json.Marshaler = Raw(nil)
 
 // MarshalJSON writes the value as it came.
 func (r Raw) MarshalJSON() ([]byte, error) { return r, nil }
+
+// objectValid is Object for b known to be valid JSON: members are split
+// by finding each value's end, not by checking it. ok is false where
+// Object would leave the work to encoding/json (a key with an escape or
+// a non-ASCII byte).
+func objectValid(b []byte) (members []Member, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return nil, true
+	}
+	for i < len(b) {
+		if b[i] != '"' {
+			return nil, false
+		}
+		end := quoteEnd(b, i)
+		if end < 0 {
+			return nil, false
+		}
+		key := b[i+1 : end]
+		for _, c := range key {
+			if c == '\\' || c >= 0x80 || c < 0x20 {
+				return nil, false
+			}
+		}
+		i = skipSpace(b, end+1)
+		if i >= len(b) || b[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(b, i+1)
+		vEnd := valueEnd(b, i)
+		if vEnd < 0 {
+			return nil, false
+		}
+		members = append(members, Member{Key: string(key), Value: b[i:vEnd:vEnd]})
+		i = skipSpace(b, vEnd)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		return members, i < len(b) && b[i] == '}'
+	}
+	return nil, false
+}
+
+// arrayValid is Array for b known to be valid JSON.
+func arrayValid(b []byte) (elems [][]byte, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, false
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return [][]byte{}, true
+	}
+	for i < len(b) {
+		vEnd := valueEnd(b, i)
+		if vEnd < 0 {
+			return nil, false
+		}
+		elems = append(elems, b[i:vEnd:vEnd])
+		i = skipSpace(b, vEnd)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+			continue
+		}
+		return elems, i < len(b) && b[i] == ']'
+	}
+	return nil, false
+}
+
+// stringValid decodes t, one string token known to be valid.
+func stringValid(t []byte) (string, bool) {
+	p := parser{b: t}
+	return p.strValid()
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// quoteEnd is the index of the quote closing the string at b[i] (a
+// quote), found by searching for quotes and counting the backslashes
+// before each: no byte-by-byte check of what lies between.
+func quoteEnd(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		n := 0
+		for q := j - 1; q > i && b[q] == '\\'; q-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+		j++
+	}
+}
+
+// valueEnd is the index just past the valid value starting at b[i].
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		if e := quoteEnd(b, i); e >= 0 {
+			return e + 1
+		}
+		return -1
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := quoteEnd(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !isSpace(b[j]) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}

@@ -66,6 +66,13 @@ func walk(e *jsonfast.Expander, v any, segs []string) (string, bool) {
 		if len(str) == 0 || (str[0] != '{' && str[0] != '[') {
 			return "", false
 		}
+		// A key the path names next must be written in the document, as
+		// is or with an escape: a 10 MiB document without it is not
+		// parsed at all.
+		if len(rest) > 0 && plainName(rest[0]) &&
+			!strings.Contains(str, `"`+rest[0]+`"`) && !strings.Contains(str, `\u`) {
+			return "", false
+		}
 		// The string's own bytes, unescaped already: expanded lazily like
 		// the rest (a large text block holding a document is read for one
 		// key, not decoded whole).
@@ -96,4 +103,19 @@ func sortedKeys(m map[string]any) []string {
 		}
 	}
 	return keys
+}
+
+// plainName reports whether a key can be written in JSON only as itself
+// or with \u escapes (letters, digits, '_' and '-').
+func plainName(k string) bool {
+	if k == "" || k == "*" || k == "@json" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
