@@ -39,6 +39,7 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 		if err != nil {
 			return nil
 		}
+		hugePages(b)
 		m.buf = b
 	}
 	if size > uint64(len(m.buf)) {

@@ -622,7 +622,7 @@ func TestTrigramReach(t *testing.T) {
 		found bool
 	}{
 		{"zqnearXsubstringY", true}, {"zqfarXsubstringY", true}, // words
-		{"nearXsubstr", true},  // a substring in the first MiB
+		{"nearXsubstr", true}, // a substring in the first MiB
 		{"farXsubstr", false}, // a substring past it
 	} {
 		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "ca551a3cee8aaa7b772af810d84f4678e0f04502ee79cdc79715835dba6ab783"
+const SHA256 = "34f82a27017ca391bf7d0ae25b1f0d317c0bccdeb0c21b4a1c1774fde0a648e1"

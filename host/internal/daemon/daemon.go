@@ -54,9 +54,15 @@ type Options struct {
 	// so what a guest or its runtime keeps can never grow without bound.
 	Recycle int
 	// RecycleBytes replaces an instance whose memory grew past this
-	// (default 64 MiB): wasm memory never shrinks, so one big payload
-	// would otherwise pin its high-water mark for a thousand calls.
+	// (default 256 MiB): wasm memory never shrinks, so one very big
+	// payload would otherwise pin its high-water mark for a thousand
+	// calls. Below it an instance is kept: a fresh one pays for its
+	// memory again, page by page, on the next big payload. An instance
+	// that grew past IdleBytes is replaced when the daemon has been idle
+	// for IdleTrim.
 	RecycleBytes int64
+	IdleBytes    int64
+	IdleTrim     time.Duration
 	// BuildID overrides BuildID() (tests of the mismatch path).
 	BuildID string
 	// Log receives one line per notable thing (default: nowhere).
@@ -89,7 +95,13 @@ func Run(ctx context.Context, o Options) error {
 		o.Recycle = 1000
 	}
 	if o.RecycleBytes == 0 {
-		o.RecycleBytes = 64 << 20
+		o.RecycleBytes = 256 << 20
+	}
+	if o.IdleBytes == 0 {
+		o.IdleBytes = 32 << 20
+	}
+	if o.IdleTrim == 0 {
+		o.IdleTrim = 30 * time.Second
 	}
 	if o.BuildID == "" {
 		o.BuildID = BuildID()
@@ -99,9 +111,11 @@ func Run(ctx context.Context, o Options) error {
 	// what small hooks need: a limit below the live heap of one big
 	// payload (which holds it a few times over while it is decided) makes
 	// the collector run without pause, and a 64 MiB response would take
-	// several times as long. Big calls give their memory back at once
-	// (serve).
-	debug.SetMemoryLimit(256 << 20)
+	// several times as long. Memory is given back when the daemon is
+	// idle (IdleTrim), not after each big call: on a virtual machine each
+	// page's first touch costs about 10 µs, and a daemon that returned
+	// its memory after every big payload paid for it again on the next.
+	debug.SetMemoryLimit(512 << 20)
 	if o.Log == nil {
 		o.Log = func(string) {}
 	}
@@ -157,19 +171,26 @@ func Run(ctx context.Context, o Options) error {
 	defer cancel()
 	var mu sync.Mutex
 	last := time.Now()
-	go func() { // idle exit
+	go func() { // idle exit, and memory given back when idle
+		trimmed := true
 		for {
 			select {
 			case <-ctx.Done():
 				ln.Close()
 				return
-			case <-time.After(o.Idle / 4):
+			case <-time.After(min(o.Idle/4, o.IdleTrim/2)):
 				mu.Lock()
-				idle := time.Since(last) > o.Idle
+				since := time.Since(last)
+				if since < o.IdleTrim {
+					trimmed = false
+				}
 				mu.Unlock()
-				if idle {
+				if since > o.Idle {
 					o.Log("idle, exiting")
 					cancel()
+				} else if since > o.IdleTrim && !trimmed {
+					trimmed = true
+					trim(pool, o.IdleBytes)
 				}
 			}
 		}
@@ -233,6 +254,28 @@ func (s *slot) close() {
 		s.eng.Close(context.Background())
 		s.eng = nil
 	}
+}
+
+// trim replaces the idle instances that grew past limit and gives the
+// daemon's free memory back to the system: after a burst of big payloads
+// the daemon goes back to its small size.
+func trim(pool chan *slot, limit int64) {
+	n := cap(pool)
+	var held []*slot
+	for range n {
+		select {
+		case s := <-pool:
+			held = append(held, s)
+			if s.eng != nil && s.eng.MemoryBytes() > limit {
+				s.close()
+			}
+		default: // in use: not idle after all
+		}
+	}
+	for _, s := range held {
+		pool <- s
+	}
+	debug.FreeOSMemory()
 }
 
 // serve answers one request. It reports whether the daemon should retire
@@ -303,16 +346,12 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	disarm()
 	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
 	// One failure touches one message: an instance that trapped, or grew
-	// large on a big payload, is replaced now, before the next call, and
-	// a big call's memory goes back to the system at once.
+	// very large on a big payload, is replaced now, before the next call.
 	if err := s.eng.Broken(); err != nil {
 		o.Log("plugin instance replaced after: " + err.Error())
 		s.close()
 	} else if s.eng.MemoryBytes() > o.RecycleBytes {
 		s.close()
-	}
-	if len(payload) > 4<<20 {
-		debug.FreeOSMemory()
 	}
 	return false
 }

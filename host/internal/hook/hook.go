@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/config"
@@ -58,11 +59,11 @@ type Engine struct {
 	// was given (abi.Effect.IfDelivered) are not counted.
 	Undelivered bool
 	runner      *runner.Runner
-	cfg      *abi.Config
-	cfgStamp string
-	writes   int
-	st       *store.Store
-	sd       *state.Dir
+	cfg         *abi.Config
+	cfgStamp    string
+	writes      int
+	st          *store.Store
+	sd          *state.Dir
 }
 
 // NewEngine loads the plugin (using the compilation cache in p.Cache).
@@ -162,11 +163,14 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 	if err != nil {
 		res.Warnings = append(res.Warnings, err.Error()+" (using defaults)")
 	}
-	prep, err := e.runner.Prepare(ctx, abi.PrepareRequest{Harness: harness, Event: event, Payload: string(payload)})
+	// The payload as a string without a copy (it may be 100 MiB): nothing
+	// writes to it once read.
+	text := unsafe.String(unsafe.SliceData(payload), len(payload))
+	prep, err := e.runner.Prepare(ctx, abi.PrepareRequest{Harness: harness, Event: event, Payload: text})
 	if err != nil {
 		return res, err
 	}
-	req := abi.HandleRequest{Harness: harness, Event: event, Payload: string(payload), Config: cfg,
+	req := abi.HandleRequest{Harness: harness, Event: event, Payload: text, Config: cfg,
 		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared}
 	if len(prep.Files) > 0 {
 		req.Files = readFiles(prep.Files)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -47,8 +48,10 @@ func spoolFields(s *spooled, each func(field string, p *string)) {
 	}
 }
 
-// encodeSpooled writes a batch: its JSON line, then its blobs.
-func encodeSpooled(s spooled) ([]byte, error) {
+// encodeSpooled encodes a batch: its JSON line, then its blobs, as the
+// pieces to write one after another (a 64 MiB response is not copied
+// into one buffer first).
+func encodeSpooled(s spooled) ([][]byte, error) {
 	var blobs []string
 	events := make([]abi.Event, len(s.Events)) // the caller's events keep their strings
 	copy(events, s.Events)
@@ -65,14 +68,9 @@ func encodeSpooled(s spooled) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := len(line) + 1
+	out := [][]byte{append(line, '\n')}
 	for _, b := range blobs {
-		n += len(b)
-	}
-	out := make([]byte, 0, n)
-	out = append(append(out, line...), '\n')
-	for _, b := range blobs {
-		out = append(out, b...)
+		out = append(out, unsafe.Slice(unsafe.StringData(b), len(b)))
 	}
 	return out, nil
 }
@@ -157,10 +155,12 @@ func spool(dir string, events []abi.Event, tallies []abi.Effect, request string,
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(name + ".tmp") // a full disk must not leave a stub behind
-		return err
+	for _, piece := range b {
+		if _, err := f.Write(piece); err != nil {
+			f.Close()
+			os.Remove(name + ".tmp") // a full disk must not leave a stub behind
+			return err
+		}
 	}
 	if durable {
 		if err := f.Sync(); err != nil {

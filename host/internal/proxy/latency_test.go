@@ -22,7 +22,10 @@ func TestProxyLatency(t *testing.T) {
 		t.Skip("set CTXHOOK_BENCH=1 (make bench)")
 	}
 	n := 300
-	proxied := connect(t, "60s")
+	// The proxy as installed: decisions through the daemon it starts.
+	proxied := connectWith(t, []string{"--timeout", "60s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}, []string{"CTXHOOK_NO_DAEMON="})
+	t.Cleanup(func() { stopDaemons(t, proxied.home) })
+	waitDaemon(t, proxied.home)
 	direct := directSession(t)
 	args := map[string]any{"bytes": 6000} // a ~6 KB result, like a ticket
 	var d, p []time.Duration
@@ -47,6 +50,9 @@ func TestProxyLatency(t *testing.T) {
 	fmt.Printf("proxy latency, %d tools/call with a 6 KB result, alternating:\n", n)
 	fmt.Printf("  direct   p50 %8v  p99 %8v\n", pd50, pd99)
 	fmt.Printf("  proxied  p50 %8v  p99 %8v\n", pp50, pp99)
+	if os.Getenv("XDEBUG") != "" {
+		fmt.Println(proxied.stderr.String()[:2000])
+	}
 	fmt.Printf("  added    p50 %8v  p99 %8v  (proxied/direct p50 %.1fx)\n", pp50-pd50, pp99-pd99, float64(pp50)/float64(pd50))
 }
 

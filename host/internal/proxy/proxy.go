@@ -217,7 +217,6 @@ func readLines(r io.Reader, fn func([]byte)) {
 	}
 }
 
-
 func idKey(id json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Compact(&b, id) != nil {

@@ -26,6 +26,12 @@ import (
 // The test binary plays three roles: the test, the proxy (via cli.Main),
 // and an MCP server built with the official Go SDK, which the proxy runs.
 func TestMain(m *testing.M) {
+	if os.Getenv("PROXY_TEST_ROLE") == "" {
+		// Proxies decide in-process unless a test asks for the daemon
+		// (CTXHOOK_NO_DAEMON= in its environment): a daemon outlives the
+		// proxy that started it, and stores after it has gone.
+		os.Setenv("CTXHOOK_NO_DAEMON", "1")
+	}
 	switch os.Getenv("PROXY_TEST_ROLE") {
 	case "proxy":
 		os.Exit(cli.Main(os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Getenv))
@@ -182,9 +188,7 @@ func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	os.Symlink(shared, filepath.Join(f.home, "cache", "wasm"))
 
 	cmd := exec.Command(os.Args[0], append([]string{"proxy", "--name", "wf", "--session", "test-session"}, proxyArgs...)...)
-	// In-process decisions unless a test asks for the daemon: a daemon
-	// outlives the proxy, and stores what it decided after the proxy ends.
-	cmd.Env = append(append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home, "CTXHOOK_NO_DAEMON=1"), extraEnv...)
+	cmd.Env = append(append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home), extraEnv...)
 	cmd.Stderr = f.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) { f.progress.Add(1) },

@@ -19,17 +19,28 @@ const MaxField = budget.MaxInput + 1<<16
 var ErrTooLarge = errors.New("wire: field too large")
 
 // Write writes fields as one message: a count, then each field's length
-// and bytes, all lengths big-endian uint32.
+// and bytes, all lengths big-endian uint32. Small fields go out in one
+// write; a large one (a payload) is written as it is, not copied into
+// the frame first.
 func Write(w io.Writer, fields ...[]byte) error {
-	n := 4
-	for _, f := range fields {
-		n += 4 + len(f)
-	}
-	buf := make([]byte, 0, n)
+	buf := make([]byte, 0, 4+8*len(fields))
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(fields)))
 	for _, f := range fields {
 		buf = binary.BigEndian.AppendUint32(buf, uint32(len(f)))
-		buf = append(buf, f...)
+		if len(f) < 64<<10 {
+			buf = append(buf, f...)
+			continue
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		if _, err := w.Write(f); err != nil {
+			return err
+		}
+		buf = buf[:0]
+	}
+	if len(buf) == 0 {
+		return nil
 	}
 	_, err := w.Write(buf)
 	return err

@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
-	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 )
 
 func main() {
