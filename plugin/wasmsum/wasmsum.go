@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "34f82a27017ca391bf7d0ae25b1f0d317c0bccdeb0c21b4a1c1774fde0a648e1"
+const SHA256 = "868d634546c81b641a39b8427dc2188b2d731be6d18f42515c2594fd1b698ff6"

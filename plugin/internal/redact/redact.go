@@ -95,11 +95,15 @@ const (
 	preAhead = 600
 )
 
+// noPre turns every pre test off (each anchor's window is searched):
+// tests compare the result with and without them, which must be the same.
+var noPre bool
+
 // accepts asks the rule's pre test about the anchor at s[i:i+n], on the
 // bytes around it it may read: so it decides the same on any text that
 // holds those bytes there, the input or a piece of what a rule sees.
 func (ru *rule) accepts(s string, i, n int) bool {
-	if ru.pre == nil {
+	if ru.pre == nil || noPre {
 		return true
 	}
 	lo := max(0, i-preBack)
@@ -460,7 +464,7 @@ var sharper = map[string]struct {
 	back, reach int
 }{
 	// value: [\w.=-]{10,150} or [a-z0-9][a-z0-9+/]{11,}, after the assignment.
-	"generic-api-key": {pre: assignedValueAfter, reach: 100},
+	"generic-api-key": {pre: genericValueAfter, reach: genericReach},
 	// \b(ey..., \b((?:hvs\.|s\.)...: the keyword starts a word.
 	"jwt":                 {pre: wordStart, reach: noReach},
 	"vault-service-token": {pre: vaultToken, reach: 90},
@@ -688,6 +692,50 @@ func assignedValueAfter(s string, i, n int) bool {
 		j++
 	}
 	return false
+}
+
+// genericReach bounds what genericValueAfter reads after the anchor: the
+// assignment (assignEnd: up to 43 bytes after the keyword, then up to 4
+// operator bytes), 21 skipped quotes or blanks, and 161 value bytes.
+const genericReach = 43 + 4 + 21 + genericValueMax + 1
+
+// genericValueMax: a value run longer than this is not bounded further
+// (gitleaks' generic value is at most 150 bytes, or a base64 run).
+const genericValueMax = 160
+
+// genericValueAfter is assignedValueAfter for gitleaks' generic-api-key,
+// which also keeps only a secret whose Shannon entropy is above 3.5
+// bits: it rejects a value run that holds too few distinct bytes for any
+// part of it to reach that. A part of a run cannot hold more distinct
+// bytes than the run, nor have more than log2 of their count in entropy,
+// and log2(11) is 3.46: a run of at most 10 distinct bytes (11 with the
+// '=' a match may take in before it) can only give matches the entropy
+// test throws away. Ticket keys, dates and version strings after "key",
+// "token" or "api" are such runs, and in a large JSON result every one of
+// them cost a search of the rule's window (3 s for 10,000 issue keys in
+// a 64 MiB result).
+func genericValueAfter(s string, i, n int) bool {
+	j := afterAssign(s, i, n)
+	if j < 0 {
+		return false
+	}
+	for k := 0; k < 21 && j < len(s) && strings.IndexByte("`'\" \t\n\r\f=\\", s[j]) >= 0; k++ {
+		j++
+	}
+	var seen [256]bool
+	distinct, run := 1, 0 // the '=' a match may start with
+	seen['='] = true
+	for ; j < len(s) && (isWordByte(s[j]) || strings.IndexByte(".=-+/", s[j]) >= 0); j++ {
+		if run++; run > genericValueMax {
+			return true // too long to bound: let the pattern decide
+		}
+		if !seen[s[j]] {
+			seen[s[j]] = true
+			distinct++
+		}
+	}
+	// At the end of the text the run may go on in text not given: accept.
+	return run >= 10 && (distinct > 11 || j >= len(s))
 }
 
 // assignAfter accepts a keyword followed, within 30 identifier bytes and
