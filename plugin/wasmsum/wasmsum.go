@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "868d634546c81b641a39b8427dc2188b2d731be6d18f42515c2594fd1b698ff6"
+const SHA256 = "fc550874e586a933889cf8671aff9cfd215182a944866d67d25d28c64511fd2b"

@@ -1,7 +1,7 @@
 package jsonfast
 
 import (
-	"bytes"
+	"math/bits"
 	"encoding/json"
 	"unsafe"
 )
@@ -304,22 +304,29 @@ func skipSpace(b []byte, i int) int {
 // quote), found by searching for quotes and counting the backslashes
 // before each: no byte-by-byte check of what lies between.
 func quoteEnd(b []byte, i int) int {
+	// Eight bytes at a time to the next quote or backslash, with no call
+	// per stop: an escaped document has one every few bytes.
 	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
+	for j < len(b) {
+		if j+8 <= len(b) {
+			w := load64(b, j)
+			m := byteMask(w, '"') | byteMask(w, '\\')
+			if m == 0 {
+				j += 8
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
 		}
-		j += k
-		n := 0
-		for q := j - 1; q > i && b[q] == '\\'; q-- {
-			n++
-		}
-		if n%2 == 0 {
+		switch b[j] {
+		case '"':
 			return j
+		case '\\':
+			j += 2 // the escaped byte, whatever it is
+		default:
+			j++
 		}
-		j++
 	}
+	return -1
 }
 
 // valueEnd is the index just past the valid value starting at b[i].

@@ -26,6 +26,28 @@ func load64(b []byte, i int) uint64 {
 
 var _ = binary.LittleEndian
 
+// store64 writes w at b[i:i+8] (the caller checked there is room).
+func store64(b []byte, i int, w uint64) {
+	*(*uint64)(unsafe.Pointer(unsafe.SliceData(b[i : i+8]))) = w
+}
+
+// byteMask has the high bit of each byte of w equal to c set (exact for
+// the lowest such byte; a higher one may be flagged wrongly only after a
+// real one).
+func byteMask(w uint64, c byte) uint64 {
+	v := w ^ (lo7 * uint64(c))
+	return (v - lo7) &^ v & hi
+}
+
+// specialMask flags the bytes a JSON string scanner must stop at: a
+// quote, a backslash, a control byte or a non-ASCII one (exact for the
+// lowest).
+func specialMask(w uint64) uint64 {
+	quote := w ^ (lo7 * '"')
+	slash := w ^ (lo7 * '\\')
+	return ((quote-lo7)&^quote | (slash-lo7)&^slash | (w-lo7*0x20)&^w | w) & hi
+}
+
 // special reports whether any byte of w is a quote, a backslash, a
 // control byte (< 0x20) or non-ASCII (>= 0x80): the bytes a JSON string
 // scanner must stop at.
