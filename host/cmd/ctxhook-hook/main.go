@@ -132,11 +132,26 @@ func readStdin(deadline time.Duration) (payload []byte, ok bool) {
 	}
 }
 
-// readAll reads r to its end (at most MaxInput+1 bytes), in a buffer
-// that doubles: io.ReadAll grows by a quarter at a time, and reading a
-// 10 MiB payload cost tens of copies of it (a tenth of a second). A file
-// (the in-process path's own temporary file) is read in one go.
+// readAll reads r to its end (at most MaxInput+1 bytes). The buffer is
+// one mapping of that size where the system allows (payloadBuffer): this
+// process is new, every page it touches is a first touch, and growing a
+// Go slice by doubling cost a tenth of a second for 10 MiB here; a
+// mapping in huge pages costs a hundredth. Elsewhere the buffer doubles.
 func readAll(f *os.File) []byte {
+	if buf := payloadBuffer(MaxInput + 1); buf != nil {
+		n := 0
+		for n < len(buf) {
+			k, err := f.Read(buf[n:])
+			n += k
+			if err == io.EOF {
+				return buf[:n]
+			}
+			if err != nil {
+				return nil
+			}
+		}
+		return buf[:n]
+	}
 	size := 64 << 10
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 		size = int(min(fi.Size()+1, MaxInput+1))

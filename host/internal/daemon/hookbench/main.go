@@ -189,7 +189,7 @@ func throughput(env []string, client, ctxhook, sizes string) {
 		var times []time.Duration
 		var found []time.Duration
 		var n int
-		for r := 0; r < 3; r++ {
+		for r := 0; r < 5; r++ {
 			marker := fmt.Sprintf("tputM%dR%dX%d", mib, r, time.Now().UnixNano()%1e6)
 			p := bigpayload.ClaudePostToolUse(mib<<20, marker, "bench-throughput", "toolu_"+marker)
 			n = len(p)
