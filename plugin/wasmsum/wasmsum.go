@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "fc550874e586a933889cf8671aff9cfd215182a944866d67d25d28c64511fd2b"
+const SHA256 = "67ce184c2fc17ddadba6fcce1ef3553119fe0ce69cf38fcc02497ed158528afc"

@@ -67,8 +67,13 @@ func (p *Payload) Server() string {
 // Parse decodes a hook payload. event is the event the hook was installed
 // for; when the payload names another, the payload wins (it is what
 // Claude Code actually fired) unless it names none.
-func Parse(raw []byte) (*Payload, error) {
-	p, ok := parseFast(raw)
+func Parse(raw []byte) (*Payload, error) { return ParseWith(raw, nil) }
+
+// ParseWith is Parse that leaves in e (when not nil) what it learnt of
+// raw's structure, so that expanding its tool response later does not
+// search its long strings again.
+func ParseWith(raw []byte, e *jsonfast.Expander) (*Payload, error) {
+	p, ok := parseFast(raw, e)
 	if !ok {
 		p = &Payload{}
 		if err := payload.Decode(raw, p); err != nil {
@@ -84,8 +89,8 @@ func Parse(raw []byte) (*Payload, error) {
 // parseFast decodes the usual payload without reflection (see package
 // jsonfast); ok is false for anything it leaves to encoding/json: a key
 // given twice or in another case, a value of an unexpected type.
-func parseFast(raw []byte) (*Payload, bool) {
-	members, ok := jsonfast.Object(raw)
+func parseFast(raw []byte, e *jsonfast.Expander) (*Payload, bool) {
+	members, ok := e.Object(raw)
 	if !ok {
 		return nil, false
 	}

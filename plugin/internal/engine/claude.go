@@ -6,13 +6,14 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/claude"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
 // claudeHook is one Claude Code (or Codex CLI) hook call.
 type claudeHook struct{ p *claude.Payload }
 
-func parseClaude(payload string) (dialect, error) {
-	p, err := claude.Parse(rawBytes(payload))
+func parseClaude(payload string, e *jsonfast.Expander) (dialect, error) {
+	p, err := claude.ParseWith(rawBytes(payload), e)
 	if err != nil {
 		return nil, err
 	}

@@ -37,18 +37,18 @@ type extraState interface{ stateKeys() []string }
 // extraFiles is a dialect whose decision needs files read by the host.
 type extraFiles interface{ files() []string }
 
-func parse(harness, payload string) (dialect, error) {
-	d, err := parseAs(harness, payload)
+func parse(harness, payload string, e *jsonfast.Expander) (dialect, error) {
+	d, err := parseAs(harness, payload, e)
 	if err != nil && !errors.Is(err, ErrHarness) {
 		err = fmt.Errorf("%s: %w", harness, err)
 	}
 	return d, err
 }
 
-func parseAs(harness, payload string) (dialect, error) {
+func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 	switch harness {
 	case abi.HarnessClaudeCode, abi.HarnessCodex:
-		return parseClaude(payload)
+		return parseClaude(payload, e)
 	case abi.HarnessGemini:
 		return parseGemini(payload)
 	case abi.HarnessCursor:
@@ -82,12 +82,16 @@ type Parsed struct {
 	payload string
 	d       dialect
 	err     error
+	// json holds what parsing learnt of the payload's structure, for
+	// the decision's own expansions.
+	json *jsonfast.Expander
 }
 
 // ParsePayload parses payload as harness's.
 func ParsePayload(harness, payload string) Parsed {
-	d, err := parse(harness, payload)
-	return Parsed{harness: harness, payload: payload, d: d, err: err}
+	e := &jsonfast.Expander{}
+	d, err := parse(harness, payload, e)
+	return Parsed{harness: harness, payload: payload, d: d, err: err, json: e}
 }
 
 // Harness is the harness the payload was parsed as.
@@ -116,6 +120,9 @@ func HandleParsed(req abi.HandleRequest, p Parsed) (abi.HandleResponse, error) {
 		return abi.HandleResponse{}, p.err
 	}
 	d := &decision{req: req, session: p.d.session()}
+	if p.json != nil {
+		d.json = *p.json
+	}
 	// Every dialect's parse checked the whole payload as JSON: what the
 	// decision expands of it (a tool response) is not checked again.
 	d.json.Valid(rawBytes(p.payload))

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -47,8 +48,10 @@ type Member struct {
 // (whitespace around it allowed), in order. ok is false when b is not,
 // or a key holds an escape or a non-ASCII byte: the caller then decodes
 // with encoding/json, whose key matching and errors are the reference.
-func Object(b []byte) (members []Member, ok bool) {
-	p := parser{b: b}
+func Object(b []byte) (members []Member, ok bool) { return object(b, nil) }
+
+func object(b []byte, memo *Expander) (members []Member, ok bool) {
+	p := parser{b: b, memo: memo}
 	p.ws()
 	if !p.lit('{') {
 		return nil, false
@@ -107,6 +110,9 @@ type parser struct {
 	b     []byte
 	i     int
 	depth int
+	// memo, when set, learns where each long string it checks ends, so
+	// that later splits of the same bytes skip it (Expander.ends).
+	memo *Expander
 }
 
 func (p *parser) ws() {
@@ -238,6 +244,9 @@ func (p *parser) skip() bool {
 		end, _ := p.stringEnd()
 		if end < 0 {
 			return false
+		}
+		if p.memo != nil && end-p.i >= longString {
+			p.memo.learnEnd(p.b, p.i, end)
 		}
 		p.i = end + 1
 		return true
@@ -412,17 +421,6 @@ func u4(b []byte) rune {
 	return r
 }
 
-// strValid is str for a string token known to be valid: its end is
-// found by its closing quote, without checking each byte on the way.
-func (p *parser) strValid() (string, bool) {
-	end := quoteEnd(p.b, p.i)
-	if end < 0 {
-		return "", false
-	}
-	simple := plainRun(p.b, p.i+1) == end-p.i-1
-	return p.decodeTo(end, simple)
-}
-
 // str decodes the string at p.i, as encoding/json does: invalid UTF-8
 // and lone surrogates become U+FFFD.
 func (p *parser) str() (string, bool) {
@@ -454,7 +452,7 @@ func (p *parser) decodeTo(end int, simple bool) (string, bool) {
 // path leaves to decodeRunes: one with a \u escape, or with invalid
 // UTF-8 (which must become U+FFFD).
 func decodeWords(s []byte) (string, bool) {
-	out := make([]byte, len(s)+8) // room for the last word's store
+	out := uninit(len(s) + 8) // room for the last word's store
 	w, r := 0, 0
 	var high uint64 // any byte >= 0x80 seen
 	for r+8 <= len(s) {
@@ -593,4 +591,14 @@ func decodeRunes(s []byte) string {
 		return ""
 	}
 	return unsafe.String(&out[0], len(out)) // out is ours alone: no copy
+}
+
+// uninit is n bytes of memory not cleared first (every byte is written
+// before it is read): clearing a fresh 10 MiB buffer cost more than a
+// tenth of decoding into it. strings.Builder allocates that way.
+func uninit(n int) []byte {
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte(0)
+	return unsafe.Slice(unsafe.StringData(sb.String()), n)
 }

@@ -91,6 +91,7 @@ func FuzzDecode(f *testing.F) {
 		checkDecode(t, b)
 		checkObject(t, b)
 		checkString(t, b)
+		checkExpand(t, b)
 	})
 }
 
@@ -116,4 +117,65 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("%q -> %s decodes to %q, encoding/json round trip gives %q (%q)", s, tok, got, ref, want)
 		}
 	})
+}
+
+// checkExpand: an Expander, after it has checked b whole (learning
+// where its strings end) or been told b is valid, expands b level by
+// level to what Decode gives.
+func checkExpand(t *testing.T, b []byte) {
+	t.Helper()
+	defer func(n int) { longString = n }(longString)
+	longString = 2 // every string's end is remembered and looked up
+	want, werr := Decode(b)
+	if werr != nil && strings.Contains(werr.Error(), "exceeded max depth") {
+		return // each level is checked on its own (Expander's doc)
+	}
+	for _, route := range []string{"checked", "told"} {
+		var e Expander
+		switch route {
+		case "checked":
+			e.Object(b)
+			e.Object(b) // twice: the second run meets the ends it learnt
+		case "told":
+			if werr != nil {
+				continue
+			}
+			e.Valid(b)
+		}
+		got, err := deepExpand(&e, Raw(b))
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("%.80q (%s): Expander error %v, Decode %v", b, route, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%.80q (%s): Expander %#v, Decode %#v", b, route, got, want)
+		}
+	}
+}
+
+func deepExpand(e *Expander, v any) (any, error) {
+	if r, ok := v.(Raw); ok {
+		var err error
+		if v, err = e.Expand(r); err != nil {
+			return nil, err
+		}
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		for k, c := range t {
+			x, err := deepExpand(e, c)
+			if err != nil {
+				return nil, err
+			}
+			t[k] = x
+		}
+	case []any:
+		for i, c := range t {
+			x, err := deepExpand(e, c)
+			if err != nil {
+				return nil, err
+			}
+			t[i] = x
+		}
+	}
+	return v, nil
 }

@@ -1,8 +1,8 @@
 package jsonfast
 
 import (
-	"math/bits"
 	"encoding/json"
+	"math/bits"
 	"unsafe"
 )
 
@@ -17,9 +17,16 @@ type Raw []byte
 // whose members are Raw, a string its value, anything else what Decode
 // gives. Large strings are decoded once per Expander (the text of a big
 // content block is read for both its token and its words). The zero
-// value is ready to use; it is not safe for concurrent use.
+// value is ready to use; it is not safe for concurrent use. Nesting is
+// limited per level expanded, not for the whole value: a document nested
+// deeper than encoding/json's limit still expands.
 type Expander struct {
 	strs map[*byte]memo
+	// ends are the ends of long strings already found, by the address
+	// of their opening quote: the text of a 10 MiB content block is
+	// otherwise searched for its closing quote once by the payload's
+	// check and again at each level split above it.
+	ends map[uintptr]uintptr
 	// valid are byte ranges this Expander has validated as JSON: a value
 	// inside one is split without checking it again (a 10 MiB text block
 	// would otherwise be scanned once per level it sits under).
@@ -50,6 +57,38 @@ func (e *Expander) markValid(b []byte) {
 	e.valid = append(e.valid, span{lo, lo + uintptr(len(b))})
 }
 
+// learnEnd records that the string whose quote is b[i] closes at b[end].
+func (e *Expander) learnEnd(b []byte, i, end int) {
+	if e.ends == nil {
+		e.ends = map[uintptr]uintptr{}
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	e.ends[base+uintptr(i)] = base + uintptr(end)
+}
+
+// knownEnd is the end learnEnd recorded for the string at b[i], if it
+// lies within b.
+func (e *Expander) knownEnd(b []byte, i int) (int, bool) {
+	if e == nil || e.ends == nil {
+		return 0, false
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	end, ok := e.ends[base+uintptr(i)]
+	if !ok || end-base >= uintptr(len(b)) {
+		return 0, false
+	}
+	return int(end - base), true
+}
+
+// Object is the package's Object, which also teaches e where b's long
+// strings end and that b is valid. e may be nil.
+func (e *Expander) Object(b []byte) (members []Member, ok bool) {
+	if members, ok = object(b, e); ok && e != nil {
+		e.markValid(b)
+	}
+	return members, ok
+}
+
 // Valid tells e that b is known to be valid JSON (it came from a payload
 // already checked whole), so expanding it does not check it again.
 func (e *Expander) Valid(b []byte) { e.markValid(b) }
@@ -61,6 +100,11 @@ type memo struct {
 
 // memoMin: strings shorter than this are cheaper to decode again.
 const memoMin = 4 << 10
+
+// longString: strings at least this long have their ends remembered
+// (Expander.ends). A variable only so that the fuzz test reaches the
+// memo with short inputs.
+var longString = memoMin
 
 // Expand decodes b's top level. Its error is Decode's for b.
 func (e *Expander) Expand(b []byte) (any, error) {
@@ -74,9 +118,9 @@ func (e *Expander) Expand(b []byte) (any, error) {
 		var members []Member
 		var ok bool
 		if e.isValid(b) {
-			members, ok = objectValid(b)
-		} else if members, ok = Object(b); ok {
-			e.markValid(b)
+			members, ok = e.objectValid(b)
+		} else {
+			members, ok = e.Object(b)
 		}
 		if !ok {
 			return Decode(b)
@@ -90,8 +134,8 @@ func (e *Expander) Expand(b []byte) (any, error) {
 		var elems [][]byte
 		var ok bool
 		if e.isValid(b) {
-			elems, ok = arrayValid(b)
-		} else if elems, ok = Array(b); ok {
+			elems, ok = e.arrayValid(b)
+		} else if elems, ok = array(b, e); ok {
 			e.markValid(b)
 		}
 		if !ok {
@@ -177,8 +221,10 @@ func (e *Expander) Full(v any) (any, error) {
 // Array returns the elements of b, which must be one valid JSON array
 // (whitespace around it allowed), as raw bytes in order. ok is false
 // when b is not one.
-func Array(b []byte) (elems [][]byte, ok bool) {
-	p := parser{b: b}
+func Array(b []byte) (elems [][]byte, ok bool) { return array(b, nil) }
+
+func array(b []byte, memo *Expander) (elems [][]byte, ok bool) {
+	p := parser{b: b, memo: memo}
 	p.ws()
 	if !p.lit('[') {
 		return nil, false
@@ -218,7 +264,7 @@ func (r Raw) MarshalJSON() ([]byte, error) { return r, nil }
 // by finding each value's end, not by checking it. ok is false where
 // Object would leave the work to encoding/json (a key with an escape or
 // a non-ASCII byte).
-func objectValid(b []byte) (members []Member, ok bool) {
+func (e *Expander) objectValid(b []byte) (members []Member, ok bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, false
@@ -231,7 +277,7 @@ func objectValid(b []byte) (members []Member, ok bool) {
 		if b[i] != '"' {
 			return nil, false
 		}
-		end := quoteEnd(b, i)
+		end := e.quoteEnd(b, i)
 		if end < 0 {
 			return nil, false
 		}
@@ -246,7 +292,7 @@ func objectValid(b []byte) (members []Member, ok bool) {
 			return nil, false
 		}
 		i = skipSpace(b, i+1)
-		vEnd := valueEnd(b, i)
+		vEnd := e.valueEnd(b, i)
 		if vEnd < 0 {
 			return nil, false
 		}
@@ -262,7 +308,7 @@ func objectValid(b []byte) (members []Member, ok bool) {
 }
 
 // arrayValid is Array for b known to be valid JSON.
-func arrayValid(b []byte) (elems [][]byte, ok bool) {
+func (e *Expander) arrayValid(b []byte) (elems [][]byte, ok bool) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, false
@@ -272,7 +318,7 @@ func arrayValid(b []byte) (elems [][]byte, ok bool) {
 		return [][]byte{}, true
 	}
 	for i < len(b) {
-		vEnd := valueEnd(b, i)
+		vEnd := e.valueEnd(b, i)
 		if vEnd < 0 {
 			return nil, false
 		}
@@ -289,8 +335,12 @@ func arrayValid(b []byte) (elems [][]byte, ok bool) {
 
 // stringValid decodes t, one string token known to be valid.
 func stringValid(t []byte) (string, bool) {
-	p := parser{b: t}
-	return p.strValid()
+	// t is the whole token: it ends at its closing quote.
+	if n := len(t); n >= 2 && t[0] == '"' && t[n-1] == '"' {
+		p := parser{b: t}
+		return p.decodeTo(n-1, plainRun(t, 1) == n-2)
+	}
+	return "", false
 }
 
 func skipSpace(b []byte, i int) int {
@@ -301,13 +351,31 @@ func skipSpace(b []byte, i int) int {
 }
 
 // quoteEnd is the index of the quote closing the string at b[i] (a
-// quote), found by searching for quotes and counting the backslashes
-// before each: no byte-by-byte check of what lies between.
-func quoteEnd(b []byte, i int) int {
+// quote). A string longer than longString is looked up in e (may be nil)
+// before it is searched to its end, and learnt after.
+func (e *Expander) quoteEnd(b []byte, i int) int {
+	if end := quoteEndIn(b, i, min(len(b), i+longString)); end != -2 {
+		return end
+	}
+	if end, ok := e.knownEnd(b, i); ok {
+		return end
+	}
+	end := quoteEndIn(b, i, len(b))
+	if e != nil && end >= 0 {
+		e.learnEnd(b, i, end)
+	}
+	return end
+}
+
+// quoteEndIn searches b[i+1:lim] for the quote closing the string at
+// b[i], skipping escaped bytes: no byte-by-byte check of what lies
+// between. It returns -2 when lim < len(b) and the string goes on past
+// it, -1 when the string is not closed in b.
+func quoteEndIn(b []byte, i, lim int) int {
 	// Eight bytes at a time to the next quote or backslash, with no call
 	// per stop: an escaped document has one every few bytes.
 	j := i + 1
-	for j < len(b) {
+	for j < lim {
 		if j+8 <= len(b) {
 			w := load64(b, j)
 			m := byteMask(w, '"') | byteMask(w, '\\')
@@ -326,18 +394,21 @@ func quoteEnd(b []byte, i int) int {
 			j++
 		}
 	}
+	if lim < len(b) {
+		return -2
+	}
 	return -1
 }
 
 // valueEnd is the index just past the valid value starting at b[i].
-func valueEnd(b []byte, i int) int {
+func (e *Expander) valueEnd(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
 	switch b[i] {
 	case '"':
-		if e := quoteEnd(b, i); e >= 0 {
-			return e + 1
+		if end := e.quoteEnd(b, i); end >= 0 {
+			return end + 1
 		}
 		return -1
 	case '{', '[':
@@ -345,11 +416,11 @@ func valueEnd(b []byte, i int) int {
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				e := quoteEnd(b, j)
-				if e < 0 {
+				end := e.quoteEnd(b, j)
+				if end < 0 {
 					return -1
 				}
-				j = e
+				j = end
 			case '{', '[':
 				depth++
 			case '}', ']':
