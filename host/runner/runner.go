@@ -13,7 +13,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -420,7 +420,7 @@ func (r *Runner) roundTrip(ctx context.Context, export string, req, resp any) er
 // one of each per instance serves every call.
 type guestIO struct {
 	in  []string // what the guest reads next, in order
-	out bytes.Buffer
+	out blobBuffer
 }
 
 func (g *guestIO) Read(p []byte) (int, error) {
@@ -437,27 +437,44 @@ func (g *guestIO) Read(p []byte) (int, error) {
 
 func (g *guestIO) set(bulk ...string) {
 	g.in = bulk
-	g.out.Reset()
-	n := 0
-	for _, b := range bulk {
-		n += len(b)
+	g.out.b = g.out.b[:0]
+}
+
+// blobBuffer collects what the guest writes: the answer's large strings,
+// each in one write. A write that does not fit gets a buffer of exactly
+// what it needs (or twice the old, if more), not cleared first: a 64 MiB
+// answer in a buffer grown by doubling, or sized and cleared ahead, cost
+// hundreds of milliseconds of copying and first touches of pages here.
+type blobBuffer struct{ b []byte }
+
+func (w *blobBuffer) Write(p []byte) (int, error) {
+	if need := len(w.b) + len(p); need > cap(w.b) {
+		nb := uninit(max(need, 2*cap(w.b)))
+		w.b = nb[:copy(nb, w.b)]
 	}
-	// The answer is mostly the payload's body, redacted, and its text:
-	// room for both up front instead of doubling (and copying) as the
-	// guest writes.
-	g.out.Grow(2*n + 4<<10)
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// uninit is n bytes of memory not cleared first (strings.Builder
+// allocates so); every byte is written before it is read.
+func uninit(n int) []byte {
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte(0)
+	return unsafe.Slice(unsafe.StringData(sb.String()), n)
 }
 
 func (g *guestIO) reset() {
 	g.in = nil
-	g.out.Reset()
+	g.out.b = g.out.b[:0]
 }
 
 // take hands over what the guest wrote (the answer's strings point into
-// it) and leaves the instance a fresh buffer.
+// it); the next call's output goes to a new buffer.
 func (g *guestIO) take() []byte {
-	b := g.out.Bytes()
+	b := g.out.b
 	g.in = nil
-	g.out = bytes.Buffer{}
+	g.out.b = nil
 	return b
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -87,7 +88,11 @@ func readStdin(n int) (string, error) {
 	if n <= 0 {
 		return "", nil
 	}
-	buf := make([]byte, n)
+	// Not cleared first (strings.Builder allocates so): the read fills it.
+	var sb strings.Builder
+	sb.Grow(n)
+	sb.WriteByte(0)
+	buf := unsafe.Slice(unsafe.StringData(sb.String()), n)
 	if _, err := io.ReadFull(os.Stdin, buf); err != nil {
 		return "", fmt.Errorf("read %d payload bytes from stdin: %v", n, err)
 	}

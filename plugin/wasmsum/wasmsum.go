@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "67ce184c2fc17ddadba6fcce1ef3553119fe0ce69cf38fcc02497ed158528afc"
+const SHA256 = "867537f820630dfd8bbbbdbe9fba636746fb5c8ac89bbf57bb061d3e6bf19efc"

@@ -192,9 +192,11 @@ func TestDeadlineHandsOn(t *testing.T) {
 	}
 	p := payload(t, "PostToolUse")
 
-	// 5 ms: the payload is read at once, loading the plugin takes longer.
+	// 40 ms: the payload is read at once (within 5 ms it was not, on a
+	// busy machine), loading the plugin takes longer (100 ms or more from
+	// the compilation cache).
 	e := home(t)
-	e["CTXHOOK_HOOK_DEADLINE_MS"] = "5"
+	e["CTXHOOK_HOOK_DEADLINE_MS"] = "40"
 	calls, out, stderr := run(e, bytes.NewReader(p))
 	if len(calls) != 1 || !bytes.Equal(calls[0].payload, p) || out != "" || !strings.Contains(stderr, "finishes in the background") {
 		t.Fatalf("handed on %d times, stdout %q, stderr %q", len(calls), out, stderr)
