@@ -22,8 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unsafe"
 
+	"github.com/ctxhook/ctxhook/host/internal/bigbuf"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	extism "github.com/extism/go-sdk"
@@ -449,20 +449,11 @@ type blobBuffer struct{ b []byte }
 
 func (w *blobBuffer) Write(p []byte) (int, error) {
 	if need := len(w.b) + len(p); need > cap(w.b) {
-		nb := uninit(max(need, 2*cap(w.b)))
+		nb := bigbuf.Make(max(need, 2*cap(w.b)))
 		w.b = nb[:copy(nb, w.b)]
 	}
 	w.b = append(w.b, p...)
 	return len(p), nil
-}
-
-// uninit is n bytes of memory not cleared first (strings.Builder
-// allocates so); every byte is written before it is read.
-func uninit(n int) []byte {
-	var sb strings.Builder
-	sb.Grow(n)
-	sb.WriteByte(0)
-	return unsafe.Slice(unsafe.StringData(sb.String()), n)
 }
 
 func (g *guestIO) reset() {

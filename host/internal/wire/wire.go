@@ -8,9 +8,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"strings"
-	"unsafe"
 
+	"github.com/ctxhook/ctxhook/host/internal/bigbuf"
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 )
 
@@ -76,15 +75,13 @@ func Read(r io.Reader) ([][]byte, error) {
 	return fields, nil
 }
 
-// field is room for a field of n bytes. A large one is not cleared
-// first, as make would (the read fills it): on a fresh 64 MiB payload the
-// clearing cost as much as the read.
+// field is room for a field of n bytes: a large one is not cleared
+// first, as make would (the read fills it), and is put in huge pages
+// (bigbuf): on a fresh 64 MiB payload clearing and first touches cost
+// more than the read.
 func field(n int) []byte {
 	if n < 64<<10 {
 		return make([]byte, n)
 	}
-	var sb strings.Builder
-	sb.Grow(n)
-	sb.WriteByte(0)
-	return unsafe.Slice(unsafe.StringData(sb.String()), n)
+	return bigbuf.Make(n)
 }
