@@ -219,9 +219,12 @@ func Run(ctx context.Context, o Options) error {
 			}
 			return err
 		}
-		mu.Lock()
-		last = time.Now()
-		mu.Unlock()
+		touch := func() {
+			mu.Lock()
+			last = time.Now()
+			mu.Unlock()
+		}
+		touch()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -230,18 +233,32 @@ func Run(ctx context.Context, o Options) error {
 				o.Log("refused a connection from another user")
 				return
 			}
-			retire := serve(ctx, conn, o, compiled, pool)
-			select {
-			case kick <- struct{}{}:
-			default: // a pass is already due
-			}
-			if retire {
-				o.Log("a client of another build asked: retiring")
-				cancel()
+			// A client may keep its connection for further requests (the
+			// proxy does); the daemon's end closes it when the daemon stops.
+			stop := context.AfterFunc(ctx, func() { conn.Close() })
+			defer stop()
+			br := bufio.NewReaderSize(conn, 64<<10)
+			for first := true; ; first = false {
+				retire, ok := serve(ctx, conn, br, first, o, compiled, pool, touch)
+				select {
+				case kick <- struct{}{}:
+				default: // a pass is already due
+				}
+				if retire {
+					o.Log("a client of another build asked: retiring")
+					cancel()
+				}
+				if retire || !ok {
+					return
+				}
 			}
 		}()
 	}
 }
+
+// KeepIdle is how long a kept connection may wait for its next request
+// before the daemon closes it.
+const KeepIdle = 60 * time.Second
 
 // slot is one plugin instance with its engine, recycled after use.
 type slot struct {
@@ -278,17 +295,27 @@ func trim(pool chan *slot, limit int64) {
 	debug.FreeOSMemory()
 }
 
-// serve answers one request. It reports whether the daemon should retire
-// (the client is of another build).
-func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.Compiled, pool chan *slot) (retire bool) {
+// serve answers one request on conn, read through br. The first request
+// of a connection is due at once; a later one may come up to KeepIdle
+// after the answer before it. It reports whether the daemon should
+// retire (the client is of another build) and whether the connection
+// may carry another request.
+func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool, o Options, compiled *runner.Compiled, pool chan *slot, touch func()) (retire, ok bool) {
+	if !first {
+		conn.SetReadDeadline(time.Now().Add(min(KeepIdle, o.Idle)))
+		if _, err := br.Peek(1); err != nil {
+			return false, false
+		}
+		touch()
+	}
 	conn.SetDeadline(time.Now().Add(hook.DefaultDeadline + 5*time.Second))
-	req, err := wire.Read(bufio.NewReaderSize(conn, 64<<10))
+	req, err := wire.Read(br)
 	if err != nil || len(req) != 5 {
-		return false
+		return false, false
 	}
 	if string(req[0]) != o.BuildID {
 		wire.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
-		return true
+		return true, false
 	}
 	if o.Delay > 0 {
 		time.Sleep(o.Delay)
@@ -307,7 +334,7 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	select {
 	case s = <-pool:
 	case <-ctx.Done():
-		return false
+		return false, false
 	}
 	defer func() { pool <- s }()
 	if s.eng != nil && (s.calls >= o.Recycle || s.eng.Broken() != nil || s.eng.MemoryBytes() > o.RecycleBytes) {
@@ -318,7 +345,7 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 		r, err := compiled.Instance(ctx)
 		if err != nil {
 			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte("ctxhook: daemon: "+err.Error()+"\n"))
-			return false
+			return false, false
 		}
 		eng := hook.NewEngineOn(o.Paths, o.Getenv, r)
 		eng.Persistent = true
@@ -344,7 +371,11 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	disarm := watchdog.Arm(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
 	a := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
 	disarm()
-	wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
+	// A big payload may take longer to decide than the deadline set for
+	// reading it (the watchdog bounds the call itself): the answer still
+	// goes out.
+	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
+	werr := wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
 	// One failure touches one message: an instance that trapped, or grew
 	// very large on a big payload, is replaced now, before the next call.
 	if err := s.eng.Broken(); err != nil {
@@ -353,7 +384,7 @@ func serve(ctx context.Context, conn *net.UnixConn, o Options, compiled *runner.
 	} else if s.eng.MemoryBytes() > o.RecycleBytes {
 		s.close()
 	}
-	return false
+	return false, werr == nil
 }
 
 // sameUser checks the peer's uid with SO_PEERCRED.

@@ -34,6 +34,7 @@ type decider struct {
 	paths   paths.Paths
 	environ []string
 	useD    bool // ask the daemon (CTXHOOK_NO_DAEMON unset)
+	daemon  *daemon.Client
 	seq     atomic.Uint64
 
 	dmu       sync.Mutex
@@ -50,7 +51,8 @@ type decider struct {
 }
 
 func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...any)) *decider {
-	d := &decider{o: o, paths: p, environ: os.Environ(), useD: o.Getenv("CTXHOOK_NO_DAEMON") == "", warn: warn}
+	d := &decider{o: o, paths: p, environ: os.Environ(), useD: o.Getenv("CTXHOOK_NO_DAEMON") == "", warn: warn,
+		daemon: &daemon.Client{Paths: p}}
 	// The plugin is made ready in the background: the server starts at
 	// once and initialize, tools/list and the rest flow meanwhile; only a
 	// tools/call waits for a decision.
@@ -76,7 +78,7 @@ func (d *decider) decide(ctx context.Context, event string, payload []byte) (str
 	if d.useD && d.daemonUp() {
 		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
 		wait := 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second
-		a, err := daemon.Ask(d.paths, abi.HarnessMCPProxy, event, env, payload, wait)
+		a, err := d.daemon.Ask(abi.HarnessMCPProxy, event, env, payload, wait)
 		if err == nil {
 			if a.Failed != "" {
 				return "", errors.New(a.Failed)
@@ -191,6 +193,7 @@ func (d *decider) ensureLocal(ctx context.Context) error {
 
 // close stores what the in-process engine spooled and unloads it.
 func (d *decider) close() {
+	d.daemon.Close()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.local != nil {

@@ -53,7 +53,8 @@ type stepArgs struct {
 	Pad  int    `json:"pad,omitempty"`
 }
 type bigArgs struct {
-	Bytes int `json:"bytes"`
+	Bytes int    `json:"bytes"`
+	Tail  string `json:"tail,omitempty"` // the result's last word, after a space
 }
 type slowArgs struct {
 	Millis int `json:"millis"`
@@ -93,7 +94,11 @@ func newServer() *mcp.Server {
 			Meta: mcp.Meta{"session_token": token}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(ctx context.Context, req *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", a.Bytes)}}}, nil, nil
+		text := strings.Repeat("x", a.Bytes)
+		if a.Tail != "" {
+			text = text[:max(0, a.Bytes-len(a.Tail)-1)] + " " + a.Tail
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a slowArgs) (*mcp.CallToolResult, any, error) {
 		if pt := req.Params.GetProgressToken(); pt != nil {
@@ -319,16 +324,43 @@ func TestConcurrentCallsAndProgress(t *testing.T) {
 	}
 }
 
+// TestLargeMessage: a 16 MiB result goes through whole when its server's
+// results are not shaped; shaped (the default), the client gets its head
+// and the event's key, and the store holds it to its last byte.
 func TestLargeMessage(t *testing.T) {
-	f := connect(t, "30s")
 	const size = 16 << 20
-	r, err := f.call(t, "big", map[string]any{"bytes": size})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(r.Content[0].(*mcp.TextContent).Text); got != size {
-		t.Fatalf("got %d bytes, want %d", got, size)
-	}
+	t.Run("unshaped", func(t *testing.T) {
+		f := connect(t, "30s")
+		os.WriteFile(filepath.Join(f.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\nshape_bytes = -1\n"), 0o600)
+		r, err := f.call(t, "big", map[string]any{"bytes": size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(r.Content[0].(*mcp.TextContent).Text); got != size {
+			t.Fatalf("got %d bytes, want %d", got, size)
+		}
+	})
+	t.Run("shaped", func(t *testing.T) {
+		f := connect(t, "30s")
+		r, err := f.call(t, "big", map[string]any{"bytes": size, "tail": "lastwordmarker"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := r.Content[0].(*mcp.TextContent).Text
+		if len(got) >= size || !strings.Contains(got, "ctxhook") {
+			t.Fatalf("a 16 MiB result was not shaped: %d bytes, head %.200q", len(got), got)
+		}
+		f.close(t) // the proxy stores what it spooled before it exits
+		st, err := store.Open(filepath.Join(f.home, "state", "ctxhook.db"), store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		hits, err := st.Search(store.ParseQuery("lastwordmarker"), store.SearchOptions{})
+		if err != nil || len(hits) != 1 || hits[0].Event.ResponseBytes < size {
+			t.Fatalf("search for the result's last word: %+v %v", hits, err)
+		}
+	})
 }
 
 func TestServerCrash(t *testing.T) {

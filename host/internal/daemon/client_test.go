@@ -1,0 +1,130 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+)
+
+// runDaemon runs a daemon in this process for home and waits for its
+// socket; the returned channel gets Run's result.
+func runDaemon(t *testing.T, home string, idle time.Duration) (paths.Paths, context.CancelFunc, chan error) {
+	t.Helper()
+	p, _ := paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return home
+		}
+		return ""
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Paths: p, Getenv: func(string) string { return "" }, Idle: idle})
+	}()
+	for i := 0; i < 1500; i++ {
+		if _, err := os.Stat(p.Socket()); err == nil {
+			return p, cancel, done
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	t.Fatal("daemon did not start")
+	return p, nil, nil
+}
+
+func shortHome(t *testing.T) string {
+	home, err := os.MkdirTemp("", "cxc") // short: the socket path must fit
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	return home
+}
+
+func testPayload(t *testing.T) []byte {
+	b, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-PreToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestClientKeepsConnection: a Client's second request goes over the
+// connection its first one used, and a kept connection the daemon has
+// since closed costs nothing but a new connection.
+func TestClientKeepsConnection(t *testing.T) {
+	home := shortHome(t)
+	p, cancel, done := runDaemon(t, home, time.Minute)
+	c := &Client{Paths: p}
+	defer c.Close()
+	env := []string{"CTXHOOK_HOME=" + home, "CTXHOOK_REQUEST_ID=keep-1"}
+	if _, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.idle) != 1 {
+		t.Fatalf("%d kept connections after one request, want 1", len(c.idle))
+	}
+	kept := c.idle[0].c
+	env[1] = "CTXHOOK_REQUEST_ID=keep-2"
+	if _, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.idle) != 1 || c.idle[0].c != kept {
+		t.Fatalf("the second request did not reuse the kept connection")
+	}
+
+	// The daemon goes away and another starts: the kept connection is
+	// dead, and the request goes through on a new one.
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	_, cancel2, done2 := runDaemon(t, home, time.Minute)
+	defer func() { cancel2(); <-done2 }()
+	env[1] = "CTXHOOK_REQUEST_ID=keep-3"
+	a, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second)
+	if err != nil || a.Failed != "" {
+		t.Fatalf("after the daemon restarted: %v %q", err, a.Failed)
+	}
+	if len(c.idle) != 1 || c.idle[0].c == kept {
+		t.Fatalf("the dead connection was kept")
+	}
+}
+
+// TestKeptConnectionDoesNotHoldTheDaemon: a daemon whose only client
+// keeps an idle connection still exits when idle, and the client then
+// finds it unavailable at once.
+func TestKeptConnectionDoesNotHoldTheDaemon(t *testing.T) {
+	home := shortHome(t)
+	p, cancel, done := runDaemon(t, home, 2*time.Second)
+	defer cancel()
+	c := &Client{Paths: p}
+	defer c.Close()
+	env := []string{"CTXHOOK_HOME=" + home, "CTXHOOK_REQUEST_ID=idle-1"}
+	if _, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the daemon did not exit while a client kept a connection")
+	}
+	start := time.Now()
+	_, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second)
+	if !errors.Is(err, ErrUnavailable) || time.Since(start) > 5*time.Second {
+		t.Fatalf("after the daemon left: %v after %v", err, time.Since(start))
+	}
+	if !strings.Contains(err.Error(), "unavailable") {
+		t.Fatalf("error %v", err)
+	}
+}
