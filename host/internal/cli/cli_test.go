@@ -374,8 +374,9 @@ func TestWrapMCPGemini(t *testing.T) {
 // plantedBody is n bytes of 64-byte log lines (so every cut falls at its
 // limit: store.HeadSize, then every store.PartSize) with unique terms at
 // the very start, in the last 100 bytes, and across the middle cut (in a
-// run without spaces, so the cut falls inside the term), or in the middle
-// of a body stored whole.
+// run of dots: no newline, space or closing punctuation, so the cut falls
+// inside the term, yet past the trigram index's first MiB the word index
+// still sees a word), or in the middle of a body stored whole.
 func plantedBody(n int) (string, []string) {
 	var b bytes.Buffer
 	for i := 0; b.Len() < n; i++ {
@@ -389,7 +390,7 @@ func plantedBody(n int) (string, []string) {
 		parts := (n - store.HeadSize + store.PartSize - 1) / store.PartSize
 		mid = store.HeadSize + parts/2*store.PartSize
 		for i := mid - 8<<10; i < mid+8<<10; i++ {
-			body[i] = 'a' + byte(i%26)
+			body[i] = '.'
 		}
 	}
 	copy(body[mid-len(terms[1])/2:], terms[1])

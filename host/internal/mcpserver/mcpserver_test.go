@@ -357,8 +357,9 @@ func lineBody(n int) string {
 
 // plantedBody is n bytes of lines with unique terms at the very start, in
 // the last 100 bytes, and across the cut between the parts in the middle
-// (in a run without spaces, so the cut falls inside the term), or in the
-// middle of a body stored whole.
+// (in a run of dots: no newline, space or closing punctuation, so the cut
+// falls inside the term, yet past the trigram index's first MiB the word
+// index still sees a word), or in the middle of a body stored whole.
 func plantedBody(n int) (string, []string) {
 	terms := []string{"zqstartmark", "zqmiddlemark", "zqendmark"}
 	b := []byte(lineBody(n))
@@ -368,7 +369,7 @@ func plantedBody(n int) (string, []string) {
 		parts := (n - store.HeadSize + store.PartSize - 1) / store.PartSize
 		mid = store.HeadSize + parts/2*store.PartSize
 		for i := mid - 8<<10; i < mid+8<<10; i++ {
-			b[i] = 'a' + byte(i%26)
+			b[i] = '.'
 		}
 	}
 	copy(b[mid-len(terms[1])/2:], terms[1])
