@@ -320,11 +320,13 @@ func faultyWasm(t *testing.T) string {
 // TestStuckGuestInProcess: `ctxhook hook` with a plugin that loops
 // answers at its deadline and hands the hook on; the late run's calls
 // can be stopped, so it ends after one call timeout instead of spending
-// its two minutes on the loop.
+// its two minutes on the loop. GOMAXPROCS=1, as Go sets it under a
+// one-CPU quota: the looping call must not hold the only P the deadline's
+// timer could run on.
 func TestStuckGuestInProcess(t *testing.T) {
 	f := newFixture(t)
 	cmd := exec.Command(f.ctxhook, "hook", "claude-code", "PostToolUse")
-	cmd.Env = append([]string{hook.EnvTestPlugin + "=" + faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000"}, f.env...)
+	cmd.Env = append([]string{hook.EnvTestPlugin + "=" + faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1"}, f.env...)
 	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PostToolUse","note":"loop"}`)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -465,6 +467,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	// passes).
 	if stdio.Process {
 		defer watchdog.Arm(deadline+time.Second, func() {})()
+		keepRuntimeFree()
 	}
 
 	type outcome struct {
@@ -507,6 +510,30 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		return o.res.ExitCode
 	}
 }
+
+// keepRuntimeFree lets the answer at the deadline run while a guest call
+// does not return. Compiled wasm has no points where the Go scheduler
+// can stop it, so a guest that loops holds its thread until the call
+// ends, and two things then stop everything else: a single P (Go sizes
+// GOMAXPROCS to the CPU quota, one CPU in many containers), and a
+// collection, which waits for every goroutine to stop. A hook process
+// lives for one payload, so it keeps a second P and collects only past
+// a memory limit (its peak is the guest's memory and the payload, which
+// are not Go heap: a 64 MiB payload peaks at the same RSS either way).
+// GOMEMLIMIT, when set, is kept.
+func keepRuntimeFree() {
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	debug.SetGCPercent(-1)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(hookMemoryLimit)
+	}
+}
+
+// hookMemoryLimit is the Go heap past which a hook process collects
+// again, though it is not meant to get near it.
+const hookMemoryLimit = 1 << 30
 
 // Answer is what RunPayload gives a long-lived host to pass on.
 type Answer struct {
