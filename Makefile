@@ -99,14 +99,14 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok
 	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run TestKillChaos -v ./host/internal/chaos
 
-bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory
+bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, proxy latency and throughput (1-64 MiB)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
 	  { echo "(context-mode not timed: see above)"; set --; }; \
 	  echo "$(GO) run ./host/internal/daemon/hookbench -bin bin $$*"; \
 	  $(GO) run ./host/internal/daemon/hookbench -bin bin "$$@"
-	CTXHOOK_BENCH=1 $(GO) test -count=1 -run TestProxyLatency -v ./host/internal/proxy/ | grep -E 'latency|direct|proxied|added'
+	CTXHOOK_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 
 check: test ## alias
 

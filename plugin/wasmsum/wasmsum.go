@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "867537f820630dfd8bbbbdbe9fba636746fb5c8ac89bbf57bb061d3e6bf19efc"
+const SHA256 = "90cd4d5cb98937f804b425e287f67e2497e4955bd66b3527eba4e755661d0dec"

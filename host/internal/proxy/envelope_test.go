@@ -15,10 +15,12 @@ func FuzzEnvelope(f *testing.F) {
 		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":"}"}]}}}`,
 		`{"jsonrpc":"2.0","id":"a\"b","result":{"content":[{"type":"text","text":"{\"id\":9}"}]}}`,
 		`{"id":null,"method":null}`, `{"method":"\u0074ools/call","id":1e3}`, ` { "id" : [1] , "method" : "x" } `,
+		`{"id":"a\\\\","method":"m\\\"x"}`, `{"id":1,"result":{"text":"\\\\\\\"q\\\\"}}`, `{"id":"\`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		parseEnvelope(b) // any bytes: an answer or not, never a panic
 		if !json.Valid(b) || !bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
 			return
 		}

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,4 +75,87 @@ func pct(ds []time.Duration, p int) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[(len(s)-1)*p/100].Round(10 * time.Microsecond)
+}
+
+// TestProxyThroughput times tools/call results of 1, 4, 16 and 64 MiB (a
+// tracker's JSON search result with secrets in it, as one text block),
+// direct and through the proxy (decisions in the daemon), alternating,
+// with shaping off so that the client receives the same bytes both ways:
+// the difference is what the proxy costs. A benchmark, not a timed test.
+func TestProxyThroughput(t *testing.T) {
+	if os.Getenv("CTXHOOK_BENCH") == "" {
+		t.Skip("set CTXHOOK_BENCH=1 (make bench)")
+	}
+	proxied := connectWith(t, []string{"--timeout", "120s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}, []string{"CTXHOOK_NO_DAEMON="})
+	t.Cleanup(func() { stopDaemons(t, proxied.home) })
+	os.WriteFile(filepath.Join(proxied.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\nshape_bytes = -1\n"), 0o600)
+	waitDaemon(t, proxied.home)
+	direct := bigDirectSession(t)
+	ctx := context.Background()
+	call := func(s *mcp.ClientSession, mib int, marker string) time.Duration {
+		t0 := time.Now()
+		r, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "issues", Arguments: map[string]any{"bytes": mib << 20, "marker": marker}})
+		if err != nil || r.IsError {
+			t.Fatalf("%d MiB: %v", mib, err)
+		}
+		return time.Since(t0)
+	}
+	call(proxied.session, 1, "warm")
+	fmt.Printf("proxy throughput: tools/call results (JSON with secrets, one text block), direct and proxied, alternating:\n")
+	fmt.Printf("%6s %12s %12s %12s %16s %16s\n", "MiB", "direct ms", "proxied ms", "added ms", "MB/s (added)", "searchable after")
+	for _, mib := range []int{1, 4, 16, 64} {
+		var d, p []time.Duration
+		rounds := 5
+		if mib == 64 {
+			rounds = 3
+		}
+		var found []time.Duration
+		for r := 0; r < rounds; r++ {
+			marker := fmt.Sprintf("thr%dr%dx%d", mib, r, time.Now().UnixNano()%1e6)
+			d = append(d, call(direct, mib, marker))
+			p = append(p, call(proxied.session, mib, marker))
+			// The next pair waits for this result to be stored, so that
+			// indexing it does not slow the next calls down.
+			answered := time.Now()
+			for !searchable(t, proxied.home, marker) && time.Since(answered) < 60*time.Second {
+				time.Sleep(20 * time.Millisecond)
+			}
+			found = append(found, time.Since(answered))
+		}
+		added := pct(p, 50) - pct(d, 50)
+		mb := float64(len(bigpayload.Result(mib<<20, "x"))) / 1e6
+		fmt.Printf("%6d %12.0f %12.0f %12.0f %16.1f %13.0f ms\n", mib, ms(pct(d, 50)), ms(pct(p, 50)), ms(added), mb/added.Seconds(), ms(pct(found, 50)))
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// bigDirectSession is directSession with frames large enough for a
+// 64 MiB result.
+func bigDirectSession(t *testing.T) *mcp.ClientSession {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=server")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "direct", Version: "1"}, nil)
+	s, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in, MaxLineLength: 256 << 20}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); cmd.Process.Kill(); cmd.Wait() })
+	return s
+}
+
+// searchable: the store under home finds marker.
+func searchable(t *testing.T, home, marker string) bool {
+	st, err := store.Open(filepath.Join(home, "state", "ctxhook.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		return false
+	}
+	defer st.Close()
+	hits, err := st.Search(store.ParseQuery(marker), store.SearchOptions{})
+	return err == nil && len(hits) > 0
 }

@@ -301,10 +301,13 @@ func (p *proxy) toServer(m []byte) {
 	}
 }
 
-// serverLine forwards one message (or batch) from the server to the client.
+// serverLine forwards one message (or batch) from the server to the
+// client. Every line is checked as JSON before it goes on; a tools/call
+// result the plugin decides on is checked by the plugin's own parse (a
+// second check cost several ms per MiB of result).
 func (p *proxy) serverLine(line []byte) {
-	if !json.Valid(line) {
-		p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
+	if line[0] == '[' && !json.Valid(line) {
+		p.garbage(line)
 		return
 	}
 	if out := eachMessage(line, p.serverMessage); out != nil {
@@ -312,27 +315,51 @@ func (p *proxy) serverLine(line []byte) {
 	}
 }
 
+func (p *proxy) garbage(line []byte) {
+	p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
+}
+
 // serverMessage matches a response to its request and lets the plugin
 // rewrite a tools/call result. A response to a request that already timed
 // out is dropped: the client has had its error.
 func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 	env, ok := parseEnvelope(m)
-	if !ok || len(env.ID) == 0 || env.Method != "" {
-		return m // notifications and server-to-client requests
+	if !ok || len(env.ID) == 0 || env.Method != "" || !json.Valid(env.ID) {
+		if json.Valid(m) {
+			return m // notifications and server-to-client requests
+		}
+		p.garbage(m)
+		// A broken answer whose id could still be read (parseEnvelope
+		// keeps what it read before it failed): its request gets an
+		// error now rather than at its timeout.
+		if len(env.ID) > 0 && env.Method == "" && json.Valid(env.ID) {
+			if pd := p.take(idKey(env.ID)); pd != nil {
+				pd.timer.Stop()
+				return errorResponse(env.ID, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+			}
+		}
+		return nil
 	}
-	key := idKey(env.ID)
-	p.mu.Lock()
-	pd := p.wait[key]
-	delete(p.wait, key)
-	p.mu.Unlock()
+	pd := p.take(idKey(env.ID))
 	if pd == nil {
+		if !json.Valid(m) {
+			p.garbage(m)
+		}
 		return nil
 	}
 	pd.timer.Stop()
 	if !pd.isCall {
+		if !json.Valid(m) {
+			p.garbage(m)
+			return errorResponse(env.ID, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+		}
 		return m
 	}
 	rewritten, err := p.decide(abi.ProxyResponse, m, pd.request)
+	if err != nil && !json.Valid(m) {
+		p.garbage(m)
+		return errorResponse(env.ID, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+	}
 	if err == nil {
 		if rewritten != nil {
 			return rewritten
@@ -353,6 +380,18 @@ func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 		return stripped
 	}
 	return m
+}
+
+// take removes and returns the request waiting for the answer with this
+// id key, or nil.
+func (p *proxy) take(key string) *pending {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pd := p.wait[key]
+	if pd != nil {
+		delete(p.wait, key)
+	}
+	return pd
 }
 
 func (p *proxy) toClient(m []byte) {

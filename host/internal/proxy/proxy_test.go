@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/cli"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -55,6 +56,10 @@ type stepArgs struct {
 type bigArgs struct {
 	Bytes int    `json:"bytes"`
 	Tail  string `json:"tail,omitempty"` // the result's last word, after a space
+}
+type issuesArgs struct {
+	Bytes  int    `json:"bytes"`
+	Marker string `json:"marker"`
 }
 type slowArgs struct {
 	Millis int `json:"millis"`
@@ -99,6 +104,9 @@ func newServer() *mcp.Server {
 			text = text[:max(0, a.Bytes-len(a.Tail)-1)] + " " + a.Tail
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "issues"}, func(ctx context.Context, req *mcp.CallToolRequest, a issuesArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: bigpayload.Issues(a.Bytes, a.Marker)}}}, nil, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow"}, func(ctx context.Context, req *mcp.CallToolRequest, a slowArgs) (*mcp.CallToolResult, any, error) {
 		if pt := req.Params.GetProgressToken(); pt != nil {
@@ -211,9 +219,10 @@ func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// 64 MiB frames: a 16 MiB message plus its envelope exceeds the SDK's
-	// default limit (which CommandTransport does not expose).
-	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromProxy, Writer: toProxy, MaxLineLength: 64 << 20}, nil)
+	// 256 MiB frames: a 16 MiB message plus its envelope exceeds the SDK's
+	// default limit (which CommandTransport does not expose), and a 64 MiB
+	// JSON document in a text block is longer still once escaped.
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromProxy, Writer: toProxy, MaxLineLength: 256 << 20}, nil)
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr: %s", err, f.stderr)
 	}

@@ -49,6 +49,16 @@ func rawServer() {
 				write(map[string]any{"jsonrpc": "2.0", "id": "s3", "method": "roots/list"})
 				write(map[string]any{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
 				replies = append(replies, map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{}})
+			case hasID && (method == "tools/call" || strings.HasPrefix(method, "broken/")) && strings.Contains(string(line), `"broken`):
+				// An answer with the right id whose JSON is broken: cut
+				// short, or with a bad literal after a whole result.
+				idb, _ := json.Marshal(id)
+				if strings.Contains(string(line), `"broken-cut"`) {
+					out.WriteString(`{"jsonrpc":"2.0","id":` + string(idb) + `,"result":{"content":[{"type":"text","text":"cut` + "\n")
+				} else {
+					out.WriteString(`{"jsonrpc":"2.0","id":` + string(idb) + `,"result":{"content":[{"type":"text","text":"a"}]},"x":tru}` + "\n")
+				}
+				out.Flush()
 			case hasID && strings.HasPrefix(method, "echo"):
 				replies = append(replies, map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"got": m}})
 			}
@@ -175,4 +185,66 @@ func jsonEqual(a, b string) bool {
 		return false
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestWireBrokenAnswer: an answer with a request's id whose JSON is
+// broken reaches the client as a JSON-RPC error for that id (a
+// tools/call whose result the plugin could not read, and any other
+// request alike), never as the broken line, and never as silence.
+func TestWireBrokenAnswer(t *testing.T) {
+	home := t.TempDir()
+	log := filepath.Join(t.TempDir(), "raw.log")
+	cmd := exec.Command(os.Args[0], "proxy", "--name", "raw", "--", "/usr/bin/env", "PROXY_TEST_ROLE=raw", "RAW_LOG="+log, os.Args[0])
+	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+home)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	sent := map[string]string{
+		"41": `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"broken","arguments":{}}}`,
+		"42": `{"jsonrpc":"2.0","id":42,"method":"broken/echo","params":{"name":"broken"}}`,
+		"43": `{"jsonrpc":"2.0","id":43,"method":"tools/call","params":{"name":"broken-cut","arguments":{}}}`,
+		"44": `{"jsonrpc":"2.0","id":44,"method":"broken/cut","params":{"name":"broken-cut"}}`,
+	}
+	for _, m := range sent {
+		io.WriteString(stdin, m+"\n")
+	}
+	sc := bufio.NewScanner(stdout)
+	got := map[string]string{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for len(got) < len(sent) && sc.Scan() {
+			var m struct {
+				ID    json.RawMessage `json:"id"`
+				Error *struct {
+					Message string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+				got["bad"] = sc.Text()
+				return
+			}
+			if m.Error == nil {
+				got[string(m.ID)] = "no error: " + sc.Text()
+				continue
+			}
+			got[string(m.ID)] = m.Error.Message
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		raw, _ := os.ReadFile(log)
+		t.Fatalf("no answer to the broken results; got %v\nstderr: %s\nserver got: %s", got, stderr.String(), raw)
+	}
+	for id := range sent {
+		if !strings.Contains(got[id], "not JSON") {
+			t.Errorf("id %s: %q, want an error saying the answer was not JSON (all: %v)", id, got[id], got)
+		}
+	}
 }

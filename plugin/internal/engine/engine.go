@@ -56,7 +56,7 @@ func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 	case abi.HarnessOpenCode:
 		return parseOpenCode(payload)
 	case abi.HarnessMCPProxy:
-		return parseProxy(payload)
+		return parseProxy(payload, e)
 	case abi.HarnessTranscript:
 		return parseTranscript(payload)
 	}

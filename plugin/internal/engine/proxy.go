@@ -19,9 +19,9 @@ import (
 // hooks never see, inject them, and hide them from the model.
 type proxyCall struct{ p abi.ProxyPayload }
 
-func parseProxy(payload string) (dialect, error) {
+func parseProxy(payload string, e *jsonfast.Expander) (dialect, error) {
 	var p abi.ProxyPayload
-	if !parseProxyFast(rawBytes(payload), &p) {
+	if !parseProxyFast(rawBytes(payload), &p, e) {
 		if err := json.Unmarshal([]byte(payload), &p); err != nil {
 			return nil, fmt.Errorf("%w: proxy payload: %v", mcpmsg.ErrMessage, err)
 		}
@@ -36,8 +36,8 @@ func parseProxy(payload string) (dialect, error) {
 // message raw (it may be a 10 MiB result); false leaves anything unusual
 // (an escaped key, a key in another case, a repeated key) to
 // encoding/json, the reference.
-func parseProxyFast(b []byte, p *abi.ProxyPayload) bool {
-	members, ok := jsonfast.Object(b)
+func parseProxyFast(b []byte, p *abi.ProxyPayload, e *jsonfast.Expander) bool {
+	members, ok := e.Object(b)
 	if !ok {
 		return false
 	}
@@ -90,7 +90,7 @@ func (c proxyCall) decide(d *decision, event string) {
 // params._meta when the server asks for that. No permission is involved:
 // the proxy is the server as far as the client knows.
 func (c proxyCall) request(d *decision) {
-	call, ok, err := mcpmsg.ParseCall(c.p.Message)
+	call, ok, err := mcpmsg.ParseCallIn(&d.json, c.p.Message)
 	if err != nil || !ok {
 		return // anything else passes through untouched
 	}
@@ -120,18 +120,18 @@ func (c proxyCall) request(d *decision) {
 // response captures the token a result carries, hides it from the client,
 // and records the full result.
 func (c proxyCall) response(d *decision) {
-	res, err := mcpmsg.ParseResult(c.p.Message)
+	res, err := mcpmsg.ParseResultIn(&d.json, c.p.Message)
 	if err != nil {
 		return
 	}
-	call, _, _ := mcpmsg.ParseCall(c.p.Request)
+	call, _, _ := mcpmsg.ParseCallIn(&d.json, c.p.Request)
 	server := c.p.Server
 	forward, changed := c.hideToken(d, res) // what the client gets
 	unshaped, unshapedChanged := forward, changed
 	category := abi.CategoryMCP
 	response := c.p.Message
 	if res.Result != nil {
-		response = res.Result.Raw()
+		response = res.Raw
 	}
 	if res.IsError() {
 		category = abi.CategoryError
@@ -146,7 +146,11 @@ func (c proxyCall) response(d *decision) {
 	ev.Key = shape.Key(d.session, server, ev.ToolUseID, strconv.FormatInt(d.req.NowMS, 10), string(call.Args))
 	d.storeTool(ev, call.Args, response, nil)
 	if forward != nil && !res.IsError() {
-		if shaped, ok := d.shapeResult(server, forward, ev); ok {
+		raw := res.Raw
+		if changed {
+			raw = forward.Raw()
+		}
+		if shaped, ok := d.shapeResult(server, forward, raw, ev); ok {
 			forward, changed = shaped, true
 			// Should the record not be kept, the client gets the result
 			// itself, token hidden, rather than a pointer to nothing.
@@ -162,7 +166,7 @@ func (c proxyCall) response(d *decision) {
 // the full decision fail on this message, this path does not share it
 // (ABI.md: ProxyStrip).
 func (c proxyCall) strip(d *decision) {
-	res, err := mcpmsg.ParseResult(c.p.Message)
+	res, err := mcpmsg.ParseResultIn(&d.json, c.p.Message)
 	if err != nil {
 		return
 	}
@@ -179,9 +183,7 @@ func (c proxyCall) hideToken(d *decision, res mcpmsg.Result) (mcpmsg.Object, boo
 	if !ok || res.Result == nil {
 		return forward, false
 	}
-	raw := res.Result.Raw()
-	d.json.Valid(raw) // written from the members of a message checked as JSON
-	v, err := d.decode(raw)
+	v, err := d.decode(res.Raw)
 	if tok, ok := rs.CaptureIn(&d.json, v, err); ok && d.state.setToken(c.p.Server, tok) {
 		d.dirty = true
 		d.tally(abi.TallyCapture)
@@ -216,9 +218,8 @@ func forwardLine(res mcpmsg.Result, result mcpmsg.Object, changed bool) string {
 // pointer to the stored event. A result with structuredContent is left
 // whole: a client checks it against the tool's outputSchema, and shaping
 // it would turn a good answer into a validation error.
-func (d *decision) shapeResult(server string, result mcpmsg.Object, ev *abi.Event) (mcpmsg.Object, bool) {
+func (d *decision) shapeResult(server string, result mcpmsg.Object, raw json.RawMessage, ev *abi.Event) (mcpmsg.Object, bool) {
 	limit := shape.Threshold(d.req.Config, server)
-	raw := result.Raw()
 	if limit == 0 || len(raw) <= limit || server == classify.OwnServer || result["structuredContent"] != nil {
 		return nil, false
 	}

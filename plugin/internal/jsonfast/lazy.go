@@ -81,8 +81,14 @@ func (e *Expander) knownEnd(b []byte, i int) (int, bool) {
 }
 
 // Object is the package's Object, which also teaches e where b's long
-// strings end and that b is valid. e may be nil.
+// strings end and that b is valid; b within bytes e knows are valid is
+// split without checking it again. e may be nil.
 func (e *Expander) Object(b []byte) (members []Member, ok bool) {
+	if e != nil && e.isValid(b) {
+		if members, ok = e.objectValid(b); ok {
+			return members, true
+		}
+	}
 	if members, ok = object(b, e); ok && e != nil {
 		e.markValid(b)
 	}

@@ -27,12 +27,18 @@ var ErrMessage = errors.New("mcpmsg: bad message")
 type Object map[string]json.RawMessage
 
 // ParseObject decodes raw as an object.
-func ParseObject(raw json.RawMessage) (Object, error) {
+func ParseObject(raw json.RawMessage) (Object, error) { return parseObjectIn(nil, raw) }
+
+// parseObjectIn is ParseObject through e (may be nil), which learns the
+// message's structure once and splits what it already checked without
+// checking it again: a 16 MiB result is otherwise validated once per
+// level it is split at.
+func parseObjectIn(e *jsonfast.Expander, raw json.RawMessage) (Object, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, fmt.Errorf("%w: not an object", ErrMessage)
 	}
-	if members, ok := jsonfast.Object(raw); ok {
+	if members, ok := e.Object(raw); ok {
 		o := make(Object, len(members))
 		for _, m := range members {
 			o[m.Key] = m.Value // a repeated key: the last wins, as with Unmarshal
@@ -117,8 +123,11 @@ type Call struct {
 }
 
 // ParseCall reads a tools/call request; ok is false for any other message.
-func ParseCall(raw json.RawMessage) (c Call, ok bool, err error) {
-	msg, err := ParseObject(raw)
+func ParseCall(raw json.RawMessage) (c Call, ok bool, err error) { return ParseCallIn(nil, raw) }
+
+// ParseCallIn is ParseCall through e (see ParseResultIn).
+func ParseCallIn(e *jsonfast.Expander, raw json.RawMessage) (c Call, ok bool, err error) {
+	msg, err := parseObjectIn(e, raw)
 	if err != nil {
 		return c, false, err
 	}
@@ -140,21 +149,32 @@ func ParseCall(raw json.RawMessage) (c Call, ok bool, err error) {
 type Result struct {
 	Msg    Object
 	Result Object
-	Error  json.RawMessage
+	// Raw is the result as it came, for a reader of the whole of it:
+	// Result.Raw() would write out (copy) what may be tens of MiB.
+	Raw   json.RawMessage
+	Error json.RawMessage
 }
 
 // ParseResult reads a JSON-RPC response.
-func ParseResult(raw json.RawMessage) (Result, error) {
-	msg, err := ParseObject(raw)
+func ParseResult(raw json.RawMessage) (Result, error) { return ParseResultIn(nil, raw) }
+
+// ParseResultIn is ParseResult through e (may be nil): the message is
+// checked as JSON once, or not at all when e knows it valid already, and
+// e learns where its long strings end for the reads that follow.
+func ParseResultIn(e *jsonfast.Expander, raw json.RawMessage) (Result, error) {
+	msg, err := parseObjectIn(e, raw)
 	if err != nil {
 		return Result{}, err
 	}
 	r := Result{Msg: msg}
-	if e, ok := msg["error"]; ok {
-		r.Error = e
+	if errv, ok := msg["error"]; ok {
+		r.Error = errv
 		return r, nil
 	}
-	if r.Result = msg.Child("result"); r.Result == nil {
+	if res, err := parseObjectIn(e, msg["result"]); err == nil {
+		r.Result, r.Raw = res, bytes.TrimSpace(msg["result"])
+	}
+	if r.Result == nil {
 		return r, fmt.Errorf("%w: response without result or error", ErrMessage)
 	}
 	return r, nil
