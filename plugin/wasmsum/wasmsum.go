@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "90cd4d5cb98937f804b425e287f67e2497e4955bd66b3527eba4e755661d0dec"
+const SHA256 = "fd0b10cd4384dbbf9973822b8d895f4ce850574cbba143ac0715ee827d4776a4"

@@ -203,8 +203,8 @@ var ownRules = []*rule{
 	// an env file; not "PASS: TestX" or "pass = true"), and no pass key
 	// takes a number, a boolean or nil (FILTER_PASS = 0x2).
 	{kind: "key_value", back: 64, pre: keyAssignAfter, reach: window + 3,
-		anchors: []string{"pass", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token",
-			"auth_token", "auth-token", "access_key", "access-key", "private_key", "private-key"},
+		anchors: []string{"pass", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken",
+			"auth_token", "auth-token", "authtoken", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey"},
 		pattern: `(?i)(\b(?:(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)|(?:[a-z0-9]+[_.-])*pass)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
 		repl:    "${1}" + Marker, skip: regexp.MustCompile(`(?i)^(?:pass["']?(?:\s*:|\s+=|=\s)|(?:[a-z0-9]+[_.-])*pass["']?\s*[:=]\s*["']?` +
 			`(?:0x[0-9a-f]+|[0-9.]+|true|false|nil|null|none)$)`)},

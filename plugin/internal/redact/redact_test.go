@@ -50,6 +50,8 @@ func TestString(t *testing.T) {
 			gone: []string{"s3cr3t-"}},
 		{name: "pass assignments", in: "DB_PASS=hunter22x\nsmtp.pass: hunter22y\n?user=bob&pass=hunter22z&x=1\nexport GPG_PASSPHRASE=hunter22w",
 			gone: []string{"hunter22"}, keep: []string{"&x=1"}},
+		{name: "keys written without a separator", in: "accessToken=xxxxxxxx1 AuthToken: xxxxxxxx2 accesskey=xxxxxxxx3 privateKey=xxxxxxxx4",
+			gone: []string{"xxxxxxxx"}}, // below the generic rule's entropy floor
 		{name: "pass that is no password", in: "--- PASS: TestFoo (0.00s)\nFILTER_PASS = 0x2\npass = true\nbypass=cache\npass: 3",
 			keep: []string{"PASS: TestFoo", "FILTER_PASS = 0x2", "pass = true", "bypass=cache", "pass: 3"}},
 	}
