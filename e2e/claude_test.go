@@ -48,6 +48,8 @@ type claudeOpts struct {
 	ownMCP bool
 	// large makes the MCP test servers answer with 12-20 KB responses.
 	large bool
+	// ticketsViaProxy runs the tickets server behind `ctxhook proxy`.
+	ticketsViaProxy bool
 }
 
 // runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
@@ -91,12 +93,14 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 		workflow["command"] = ctxhook
 		workflow["args"] = []string{"proxy", "--name", "workflow", "--", testmcp, "-mode", "workflow", "-meta-only"}
 	}
-	mcp := map[string]any{"mcpServers": map[string]any{
-		"workflow": workflow,
-		"tickets": map[string]any{"type": "stdio", "command": testmcp, "args": append([]string{"-mode", "tickets"}, sizeArgs...),
-			"env": map[string]string{"TESTMCP_LOG": r.MCPLog}},
-	}}
-	allowed := "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket"
+	tickets := map[string]any{"type": "stdio", "command": testmcp, "args": append([]string{"-mode", "tickets"}, sizeArgs...),
+		"env": map[string]string{"TESTMCP_LOG": r.MCPLog}}
+	if o.ticketsViaProxy {
+		tickets["command"] = ctxhook
+		tickets["args"] = append([]string{"proxy", "--name", "tickets", "--", testmcp, "-mode", "tickets"}, sizeArgs...)
+	}
+	mcp := map[string]any{"mcpServers": map[string]any{"workflow": workflow, "tickets": tickets}}
+	allowed := "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket,mcp__tickets__export_log"
 	if o.ownMCP {
 		b, err := os.ReadFile(filepath.Join(r.Home, ".claude.json"))
 		if err != nil {
@@ -323,4 +327,41 @@ func TestClaudeCodeProxy(t *testing.T) {
 	if st.ByServer["workflow"] != 21 {
 		t.Errorf("workflow events stored: %d, want 21 (one per call): %s", st.ByServer["workflow"], out)
 	}
+}
+
+// TestClaudeCodeBigResult: Claude Code saves a 10 MiB MCP result to a
+// file and hands the hook and the model a stub naming it; the hook
+// stores the file's content, so the result is searchable to its last
+// line, its planted key redacted.
+func TestClaudeCodeBigResult(t *testing.T) {
+	requireE2E(t)
+	r := runClaudeWith(t, claudeOpts{script: bigScript(), prompt: "Export the event log of ticket CVX-5909."})
+	stub := false
+	for _, req := range r.Model.Requests() {
+		stub = stub || strings.Contains(string(req), "exceeds maximum allowed tokens. Output has been saved to")
+		if strings.Contains(string(req), "ZQLASTMARK") {
+			t.Errorf("the model got the log's last line: Claude Code did not replace the result with its file stub, and the test proves nothing")
+		}
+	}
+	if !stub {
+		t.Errorf("no request to the model carried Claude Code's overflow stub")
+	}
+	checkBigSearchable(t, r.env(), r.Project, r.CtxhookBin, r.Home)
+}
+
+// TestClaudeCodeProxyBigResult: the same 10 MiB result through
+// `ctxhook proxy`: the model gets its head and a pointer, the store the
+// whole of it.
+func TestClaudeCodeProxyBigResult(t *testing.T) {
+	requireE2E(t)
+	r := runClaudeWith(t, claudeOpts{script: bigScript(), prompt: "Export the event log of ticket CVX-5909.",
+		config: "[servers.tickets]\nproxy = true\n", ticketsViaProxy: true})
+	pointed := false
+	for _, req := range r.Model.Requests() {
+		pointed = pointed || strings.Contains(string(req), "The full response is stored as event e")
+	}
+	if !pointed {
+		t.Errorf("no request to the model carried the proxy's pointer to the stored result")
+	}
+	checkBigSearchable(t, r.env(), r.Project, r.CtxhookBin, r.Home)
 }

@@ -21,9 +21,64 @@ const CodexVersion = "0.169.0"
 // permissionDecision "allow").
 func TestCodex(t *testing.T) {
 	requireE2E(t)
+	script := workflowScript(3, map[int]string{2: "CVX-5909"})
+	r := runCodex(t, script, "Run the deploy-payments workflow and check ticket CVX-5909.")
+	env, project, ctxhook, home, model, mcpLog := r.env, r.Project, r.ctxhook, r.Home, r.Model, r.MCPLog
+	calls := readToolCalls(t, mcpLog)
+	if steps := checkRelayChain(t, calls, len(script)); steps != 3 {
+		t.Fatalf("%d steps reached the server", steps)
+	}
+	for _, c := range calls {
+		for _, b := range c.Result.Content {
+			if strings.Contains(b.Text, "wfs_") {
+				t.Fatalf("the server put the token in text: the test would not prove _meta capture")
+			}
+		}
+	}
+	checkModelNeverSentToken(t, model, func(body []byte) []string {
+		var req struct {
+			Input []struct {
+				Type, Name, Arguments string
+			} `json:"input"`
+		}
+		json.Unmarshal(body, &req)
+		var out []string
+		for _, in := range req.Input {
+			if in.Type == "function_call" && in.Name == "step" {
+				out = append(out, in.Arguments)
+			}
+		}
+		return out
+	})
+	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "mcp__tickets__get_ticket")
+	// The Stop hook indexed Codex's rollout file.
+	if out, _, _ := run(t, time.Minute, env, project, nil, ctxhook, "search", "--json", "deploy-payments workflow"); !strings.Contains(out, `"kind": "chunk"`) {
+		t.Errorf("the Codex transcript was not indexed: %s", out)
+	}
+}
+
+// TestCodexBigResult: Codex hands PostToolUse the whole 10 MiB
+// CallToolResult; the hook stores it within its deadline, searchable to
+// its last line.
+func TestCodexBigResult(t *testing.T) {
+	requireE2E(t)
+	r := runCodex(t, bigScript(), "Export the event log of ticket CVX-5909.")
+	checkBigSearchable(t, r.env, r.Project, r.ctxhook, r.Home)
+}
+
+// codexRun is one Codex CLI run with ctxhook installed.
+type codexRun struct {
+	*clientRun
+	env     []string
+	ctxhook string
+}
+
+// runCodex installs ctxhook with `ctxhook install codex` into a fresh
+// HOME (relay on for the workflow server) and runs Codex with the script.
+func runCodex(t *testing.T, script []fakemodel.Step, prompt string) *codexRun {
+	t.Helper()
 	codex := npmInstall(t, "@openai/codex", CodexVersion, "codex")
 	ctxhook, testmcp := binaries(t)
-	script := workflowScript(3, map[int]string{2: "CVX-5909"})
 	cr := newClientRun(t, script)
 	home, project, mcpLog, model := cr.Home, cr.Project, cr.MCPLog, cr.Model
 	codexHome := filepath.Join(home, ".codex")
@@ -76,43 +131,13 @@ env = { TESTMCP_LOG = "` + mcpLog + `" }
 
 	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, codex,
 		"exec", "--json", "--strict-config", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
-		"Run the deploy-payments workflow and check ticket CVX-5909.")
+		prompt)
 	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
 		t.Fatalf("codex: %v\nstdout: %s\nstderr: %s", err, tail(out, 4000), tail(errs, 3000))
 	}
 
 	keepTranscripts(t, filepath.Join(codexHome, "sessions"))
-	calls := readToolCalls(t, mcpLog)
-	if steps := checkRelayChain(t, calls, len(script)); steps != 3 {
-		t.Fatalf("%d steps reached the server", steps)
-	}
-	for _, c := range calls {
-		for _, b := range c.Result.Content {
-			if strings.Contains(b.Text, "wfs_") {
-				t.Fatalf("the server put the token in text: the test would not prove _meta capture")
-			}
-		}
-	}
-	checkModelNeverSentToken(t, model, func(body []byte) []string {
-		var req struct {
-			Input []struct {
-				Type, Name, Arguments string
-			} `json:"input"`
-		}
-		json.Unmarshal(body, &req)
-		var out []string
-		for _, in := range req.Input {
-			if in.Type == "function_call" && in.Name == "step" {
-				out = append(out, in.Arguments)
-			}
-		}
-		return out
-	})
-	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "mcp__tickets__get_ticket")
-	// The Stop hook indexed Codex's rollout file.
-	if out, _, _ := run(t, time.Minute, env, project, nil, ctxhook, "search", "--json", "deploy-payments workflow"); !strings.Contains(out, `"kind": "chunk"`) {
-		t.Errorf("the Codex transcript was not indexed: %s", out)
-	}
+	return &codexRun{clientRun: cr, env: env, ctxhook: ctxhook}
 }
 
 // keepLogs moves the model and MCP logs to CTXHOOK_E2E_KEEP when set.

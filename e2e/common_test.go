@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -120,4 +121,57 @@ func newClientRun(t *testing.T, script []fakemodel.Step) *clientRun {
 	r.Model = model
 	keepLogs(t, model, &r.MCPLog)
 	return r
+}
+
+// bigMiB is the size of the export_log result the big-result tests ask
+// for: past Claude Code's overflow threshold and Codex's hook payloads as
+// users see them.
+const bigMiB = 10
+
+// bigScript asks the tickets server for a bigMiB export_log.
+func bigScript() []fakemodel.Step {
+	return []fakemodel.Step{{Tool: "mcp__tickets__export_log", Input: map[string]any{"id": "CVX-5909", "mib": bigMiB}}}
+}
+
+// checkBigSearchable: the export_log result is found by its last line
+// (one event; a transcript chunk may hold the tail the client showed)
+// within a few seconds of the client's exit, the hit's offset lies in its
+// last KiB (the whole body was stored, not a stub or a cut), it was
+// stored once, and the key planted in its middle is in no file ctxhook
+// wrote.
+func checkBigSearchable(t *testing.T, env []string, dir, ctxhook, home string) {
+	t.Helper()
+	start := time.Now()
+	var out string
+	for {
+		out, _, _ = run(t, time.Minute, env, dir, nil, ctxhook, "search", "--json", "ZQLASTMARK")
+		if strings.Contains(out, "export_log") || time.Since(start) > 10*time.Second {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	var all, hits []struct {
+		Kind   string `json:"kind"`
+		Tool   string `json:"tool"`
+		Offset int    `json:"offset"`
+	}
+	json.Unmarshal([]byte(out), &all)
+	for _, h := range all {
+		if h.Kind == "event" { // a transcript may quote the log's tail too
+			hits = append(hits, h)
+		}
+	}
+	if len(hits) != 1 || !strings.HasSuffix(hits[0].Tool, "export_log") || hits[0].Offset < bigMiB<<20-1024 {
+		t.Fatalf("search ZQLASTMARK after %v: want one export_log hit in the last KiB of %d MiB: %s", time.Since(start), bigMiB, out)
+	}
+	t.Logf("the %d MiB result's last line searchable %v after the client exited", bigMiB, time.Since(start).Round(time.Millisecond))
+	for _, f := range append(filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook")), filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(planted[0])) {
+			t.Errorf("planted secret %q found in %s", planted[0], f)
+		}
+	}
 }

@@ -9,7 +9,9 @@
 // content blocks).
 //
 // -mode tickets: get_ticket returns a long ticket with planted secrets that
-// must never reach ctxhook's files.
+// must never reach ctxhook's files; export_log returns a log of the size
+// asked for (in MiB), the planted key in its middle and the term
+// ZQLASTMARK in its last line, for the paths a big response takes.
 package main
 
 import (
@@ -155,7 +157,9 @@ func schema(props map[string]any, required ...string) map[string]any {
 func (s *server) tools() []any {
 	if s.mode == "tickets" {
 		return []any{map[string]any{"name": "get_ticket", "description": "Fetch a ticket by id.",
-			"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}}, "id")}}
+			"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}}, "id")},
+			map[string]any{"name": "export_log", "description": "Export a ticket's full event log.",
+				"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}, "mib": map[string]any{"type": "number"}}, "id", "mib")}}
 	}
 	return []any{
 		map[string]any{"name": "start_session", "description": "Start a workflow session.",
@@ -228,6 +232,10 @@ func (s *server) call(name string, args map[string]any) any {
 			t += ticketHistory(id)
 		}
 		return map[string]any{"content": []any{text(t)}}
+	case s.mode == "tickets" && name == "export_log":
+		id, _ := args["id"].(string)
+		mib, _ := args["mib"].(float64)
+		return map[string]any{"content": []any{text(exportLog(id, int(mib*(1<<20))))}}
 	}
 	return toolError("unknown tool " + name)
 }
@@ -246,6 +254,23 @@ func ticket(id string) string {
 	for i := 1; i <= 40; i++ {
 		fmt.Fprintf(&b, "Comment %d on %s: observed latency spike in region eu-west-%d, trace id tr-%s-%03d; rollback considered.\n", i, id, i%3+1, strings.ToLower(id), i)
 	}
+	return b.String()
+}
+
+// exportLog is n bytes of a ticket's event log: the planted AWS key in
+// its middle line, ZQLASTMARK in its last.
+func exportLog(id string, n int) string {
+	var b strings.Builder
+	b.Grow(n + 200)
+	planted := false
+	for i := 0; b.Len() < n-100; i++ {
+		if !planted && b.Len() >= n/2 {
+			fmt.Fprintf(&b, "event %d on %s: credentials rotated, old AWS_ACCESS_KEY_ID=%s\n", i, id, PlantedAWSKey)
+			planted = true
+		}
+		fmt.Fprintf(&b, "event %d on %s: gateway retry %d in eu-west-%d, trace tr-%x\n", i, id, i%7, i%3+1, i*2654435761)
+	}
+	fmt.Fprintf(&b, "end of log for %s: ZQLASTMARK\n", id)
 	return b.String()
 }
 
