@@ -352,17 +352,21 @@ func (r *Runner) Handle(ctx context.Context, req abi.HandleRequest) (abi.HandleR
 	if req.Prepared != "" {
 		lean := req
 		lean.Payload = ""
-		resp, err := r.handle(ctx, lean)
+		// The guest works on the prepared payload: the call's bound is
+		// still that of its size.
+		resp, err := r.handle(ctx, lean, len(req.Payload))
 		if err == nil || !strings.Contains(err.Error(), abi.ErrNotPrepared) {
 			return resp, err
 		}
 		req.Prepared = ""
 	}
-	resp, err := r.handle(ctx, req)
+	resp, err := r.handle(ctx, req, 0)
 	return resp, err
 }
 
-func (r *Runner) handle(ctx context.Context, req abi.HandleRequest) (abi.HandleResponse, error) {
+// handle calls the handle export; work is the size of a payload the
+// guest holds already (prepared), for the bound of an interruptible call.
+func (r *Runner) handle(ctx context.Context, req abi.HandleRequest, work int) (abi.HandleResponse, error) {
 	var resp abi.HandleResponse
 	if !r.fd {
 		return resp, r.roundTrip(ctx, abi.ExportHandle, req, &resp)
@@ -370,7 +374,7 @@ func (r *Runner) handle(ctx context.Context, req abi.HandleRequest) (abi.HandleR
 	payload := req.Payload
 	req.Payload, req.PayloadBytes = "", len(payload)
 	bulk := []string{payload}
-	n := len(payload)
+	n := max(len(payload), work)
 	if len(req.Files) > 0 {
 		files := make([]abi.File, len(req.Files))
 		copy(files, req.Files)

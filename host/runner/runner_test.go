@@ -6,7 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -45,5 +47,34 @@ func TestRejectsModuleWithoutExports(t *testing.T) {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("error %q does not name %s", err, name)
 		}
+	}
+}
+
+// TestPreparedCallBound: an interruptible handle call on a payload the
+// guest holds from prepare is bounded by that payload's size, as the
+// prepare call was, not by the base alone (a 35 MiB hook finished in the
+// background was stopped after 2 s and its event lost).
+func TestPreparedCallBound(t *testing.T) {
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: t.TempDir(), CallTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close(ctx)
+	payload := string(bigpayload.ClaudePostToolUse(4<<20, "zqbound", "s-bound", "toolu_bound"))
+	prep, err := r.Prepare(ctx, abi.PrepareRequest{Harness: abi.HarnessClaudeCode, Event: "PostToolUse", Payload: payload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prep.Prepared == "" {
+		t.Fatal("prepare kept nothing: the test would not reach the prepared path")
+	}
+	resp, err := r.Handle(ctx, abi.HandleRequest{Harness: abi.HarnessClaudeCode, Event: "PostToolUse", Payload: payload,
+		Prepared: prep.Prepared, NowMS: 1})
+	if err != nil {
+		t.Fatalf("handle on the prepared payload: %v", err)
+	}
+	if len(resp.Effects) == 0 {
+		t.Fatal("no effects: the event was not decided")
 	}
 }
