@@ -31,20 +31,26 @@ import (
 // MaxInput matches the hook command's limit.
 const MaxInput = budget.MaxInput
 
-// daemonWait bounds the wait for a daemon's answer to a small payload;
-// the in-process path then still fits in the hook's deadline. A larger
-// payload gets longer (waitFor).
+// answerMargin is what the client keeps of the deadline for itself: past
+// it, with no answer from the daemon, it answers without one.
+const answerMargin = 20 * time.Millisecond
+
+// daemonWait is how long a daemon may take over a small payload before
+// the client takes it for hung and runs the hook in-process with the
+// rest of the deadline; a larger payload gets longer (waitFor).
 const daemonWait = 3 * time.Second
 
 // waitFor is how long to wait for the daemon's answer to n bytes: a
 // daemon decides a large payload at tens of MB/s, so 4 MB/s is a
-// generous floor, within what is left of the budget but a second (past
-// it the in-process run answers, and finishes the hook in the
-// background).
-func waitFor(n int, left time.Duration) time.Duration {
-	w := daemonWait + time.Duration(n/(4<<20))*time.Second
-	return max(min(w, left-time.Second), daemonWait)
+// generous floor. The daemon itself answers by the deadline (it is told
+// what is left), so the wait never runs past it.
+func waitFor(n int) time.Duration {
+	return daemonWait + time.Duration(n/(4<<20))*time.Second
 }
+
+// inProcessMin is the least time left for which the client, the daemon
+// having failed, runs the hook in-process rather than handing it on.
+const inProcessMin = 500 * time.Millisecond
 
 func main() {
 	if len(os.Args) != 3 {
@@ -53,7 +59,8 @@ func main() {
 	}
 	start := time.Now()
 	harness, event := os.Args[1], os.Args[2]
-	payload, ok := readStdin(budget.Hook(os.Getenv))
+	deadline := budget.Hook(os.Getenv)
+	payload, ok := readStdin(deadline)
 	if !ok {
 		os.Stderr.WriteString("ctxhook: " + harness + " " + event + ": the payload did not arrive within the hook's deadline; the agent continues without ctxhook\n")
 		os.Exit(0)
@@ -65,54 +72,113 @@ func main() {
 		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
 			os.Setenv("CTXHOOK_REQUEST_ID", handshake.RequestID())
 		}
-		wait := waitFor(len(payload), budget.Hook(os.Getenv)-time.Since(start))
-		code, out, errOut, ok := ask(p.Socket(), harness, event, payload, wait)
+		// The daemon is told what is left of the deadline: it answers by
+		// then, with no decision if it has none yet, and finishes the hook
+		// itself. The client waits as long, and no longer.
+		left := deadline - time.Since(start)
+		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(max(left.Milliseconds(), 1), 10))
+		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin))
+		code, out, errOut, sent, ok := ask(p.Socket(), harness, event, payload, until)
 		if ok {
 			os.Stdout.Write(out)
 			os.Stderr.Write(errOut)
 			os.Exit(code)
 		}
-		spawnDaemon()
-		// A daemon that took the hook and never answered used part of the
-		// budget: the in-process run gets what is left (at least a second;
-		// past its deadline it answers and finishes in the background).
-		if spent := time.Since(start); spent > 100*time.Millisecond {
-			rest := max(budget.Hook(os.Getenv)-spent, time.Second)
-			os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
+		left = deadline - time.Since(start)
+		if sent && left < inProcessMin {
+			// The daemon has the payload but gave no answer in time (it
+			// hangs or died), and there is no time to decide here: answer
+			// without a decision, and hand the hook to a process of its
+			// own. Under the same request id, it is stored once should the
+			// daemon store it too.
+			finishLater(harness, event, payload, deadline)
 		}
+		spawnDaemon()
+		// The in-process run gets what is left of the deadline; past it,
+		// it answers and finishes in the background.
+		rest := max(left, 100*time.Millisecond)
+		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
 	}
 	inProcess(harness, event, payload)
 }
 
-// ask sends the request to the daemon; ok is false when the daemon cannot
-// answer it (then the caller answers in-process).
-func ask(sock, harness, event string, payload []byte, wait time.Duration) (code int, stdout, stderr []byte, ok bool) {
+// finishLater starts `ctxhook hook` on its own to finish a hook (as
+// `ctxhook hook` does at its deadline: budget.EnvLate), its stdin an
+// unlinked temporary file holding the payload, and exits 0 without an
+// answer. If it cannot, the hook runs in-process instead.
+func finishLater(harness, event string, payload []byte, deadline time.Duration) {
+	f, err := payloadFile(payload)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return
+	}
+	defer null.Close()
+	proc, err := os.StartProcess(full(), []string{"ctxhook", "hook", harness, event}, &os.ProcAttr{
+		Dir:   "/",
+		Env:   append(os.Environ(), budget.EnvLate+"=1"),
+		Files: []*os.File{f, null, null},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return
+	}
+	proc.Release()
+	os.Stderr.WriteString("ctxhook: " + harness + " " + event + ": no answer within " + deadline.String() + "; the agent continues without ctxhook, and the hook finishes in the background\n")
+	os.Exit(0)
+}
+
+// payloadFile is an unlinked temporary file holding payload, at its start.
+func payloadFile(payload []byte) (*os.File, error) {
+	f, err := os.CreateTemp("", "ctxhook-payload-")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name())
+	if _, err = f.Write(payload); err == nil {
+		_, err = f.Seek(0, 0)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ask sends the request to the daemon and waits for its answer until
+// until; ok is false when the daemon gives none, and sent says whether
+// it got the whole payload first (then it may be deciding still).
+func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, sent, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
 	var st syscall.Stat_t
 	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return 0, nil, nil, false
+		return 0, nil, nil, false, false
 	}
-	conn, err := dial(sock, wait)
+	conn, err := dial(sock, until)
 	if err != nil {
-		return 0, nil, nil, false
+		return 0, nil, nil, false, false
 	}
 	defer conn.Close()
 	// The whole environment: the daemon takes CTXHOOK_* settings from it,
 	// and the plugin redacts the values of sensitive variables.
 	env := os.Environ()
 	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
-		return 0, nil, nil, false
+		return 0, nil, nil, false, false
 	}
 	ans, err := wire.Read(&buffered{c: conn})
 	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
-		return 0, nil, nil, false
+		// A build mismatch is answered at once: the daemon did not take it.
+		return 0, nil, nil, err != nil || len(ans) == 0 || string(ans[0]) != "mismatch", false
 	}
 	code, err = strconv.Atoi(string(ans[1]))
 	if err != nil {
-		return 0, nil, nil, false
+		return 0, nil, nil, true, false
 	}
-	return code, ans[2], ans[3], true
+	return code, ans[2], ans[3], true, true
 }
 
 // readStdin reads the payload, giving up at the hook's deadline: a
@@ -206,13 +272,7 @@ func spawnDaemon() {
 // inProcess replaces this process with `ctxhook hook`, its stdin an
 // unlinked temporary file holding the payload already read.
 func inProcess(harness, event string, payload []byte) {
-	f, err := os.CreateTemp("", "ctxhook-payload-")
-	if err == nil {
-		os.Remove(f.Name())
-		if _, err = f.Write(payload); err == nil {
-			_, err = f.Seek(0, 0)
-		}
-	}
+	f, err := payloadFile(payload)
 	if err == nil {
 		err = syscall.Dup2(int(f.Fd()), 0)
 	}
@@ -225,32 +285,49 @@ func inProcess(harness, event string, payload []byte) {
 }
 
 // sockConn is a connected Unix stream socket, read and written with plain
-// system calls; its timeouts are the socket's own (SO_SNDTIMEO and
-// SO_RCVTIMEO), which on Linux also bound the connect.
-type sockConn int
+// system calls until a deadline: before each call the socket's own
+// timeouts (SO_SNDTIMEO, SO_RCVTIMEO, which on Linux also bound the
+// connect) are set to what is left, so a daemon that takes a big payload
+// slowly, or answers slowly, cannot hold the client past it.
+type sockConn struct {
+	fd    int
+	until time.Time
+}
 
-func dial(path string, timeout time.Duration) (sockConn, error) {
+func dial(path string, until time.Time) (sockConn, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return -1, err
+		return sockConn{fd: -1}, err
 	}
-	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
-	for _, opt := range []int{syscall.SO_SNDTIMEO, syscall.SO_RCVTIMEO} {
-		if err := syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, opt, &tv); err != nil {
-			syscall.Close(fd)
-			return -1, err
-		}
+	c := sockConn{fd, until}
+	if err := c.arm(syscall.SO_SNDTIMEO); err != nil {
+		syscall.Close(fd)
+		return sockConn{fd: -1}, err
 	}
 	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
 		syscall.Close(fd)
-		return -1, err
+		return sockConn{fd: -1}, err
 	}
-	return sockConn(fd), nil
+	return c, nil
+}
+
+// arm sets the timeout opt to what is left until c.until; past it, it
+// fails with os.ErrDeadlineExceeded.
+func (c sockConn) arm(opt int) error {
+	left := time.Until(c.until)
+	if left <= 0 {
+		return os.ErrDeadlineExceeded
+	}
+	tv := syscall.NsecToTimeval(max(left, time.Millisecond).Nanoseconds())
+	return syscall.SetsockoptTimeval(c.fd, syscall.SOL_SOCKET, opt, &tv)
 }
 
 func (c sockConn) Read(b []byte) (int, error) {
 	for {
-		n, err := syscall.Read(int(c), b)
+		if err := c.arm(syscall.SO_RCVTIMEO); err != nil {
+			return 0, err
+		}
+		n, err := syscall.Read(c.fd, b)
 		if err == syscall.EINTR {
 			continue
 		}
@@ -267,7 +344,10 @@ func (c sockConn) Read(b []byte) (int, error) {
 func (c sockConn) Write(b []byte) (int, error) {
 	done := 0
 	for done < len(b) {
-		n, err := syscall.Write(int(c), b[done:])
+		if err := c.arm(syscall.SO_SNDTIMEO); err != nil {
+			return done, err
+		}
+		n, err := syscall.Write(c.fd, b[done:])
 		if err == syscall.EINTR {
 			continue
 		}
@@ -279,7 +359,7 @@ func (c sockConn) Write(b []byte) (int, error) {
 	return done, nil
 }
 
-func (c sockConn) Close() error { return syscall.Close(int(c)) }
+func (c sockConn) Close() error { return syscall.Close(c.fd) }
 
 // buffered reads c through a buffer, so the answer's small length fields
 // do not each cost a system call (bufio would do; this keeps the

@@ -24,6 +24,10 @@ const MaxInput = 128 << 20
 // for it, but it must still end.
 const Late = 2 * time.Minute
 
+// EnvLate marks a hook being finished in the background (hook.EnvLate),
+// set by whichever process hands it on: the hook command or the client.
+const EnvLate = "CTXHOOK_HOOK_LATE"
+
 // Hook is the budget: CTXHOOK_HOOK_DEADLINE_MS when it is a positive
 // number of milliseconds, else Default.
 func Hook(getenv func(string) string) time.Duration {

@@ -24,9 +24,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -308,7 +310,8 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		}
 		touch()
 	}
-	conn.SetDeadline(time.Now().Add(hook.DefaultDeadline + 5*time.Second))
+	began := time.Now()
+	conn.SetDeadline(began.Add(hook.DefaultDeadline + 5*time.Second))
 	req, err := wire.Read(br)
 	if err != nil || len(req) != 5 {
 		return false, false
@@ -330,11 +333,68 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 			env[k] = v
 		}
 	}
+	// The client sends what is left of the hook's deadline. The agent
+	// gets an answer by then, none if the decision is not made yet (a
+	// big payload, a queue of them, a cold instance), and the hook is
+	// finished here after that, its events stored all the same: the
+	// daemon holds the payload, so nothing is done twice.
+	left := budget.Hook(func(k string) string { return env[k] })
+	answerBy := began.Add(left - answerMargin)
+	claim := new(atomic.Int32)
+	done := make(chan decided, 1)
+	go func() { done <- decide(ctx, o, compiled, pool, harness, event, payload, env, environ, claim) }()
+	timer := time.NewTimer(time.Until(answerBy))
+	defer timer.Stop()
+	var d decided
+	select {
+	case d = <-done:
+	case <-timer.C:
+		if claim.CompareAndSwap(0, 1) {
+			msg := fmt.Sprintf("ctxhook: %s %s: no answer within %v; the agent continues without ctxhook, and the hook finishes in the background\n", harness, event, left.Round(time.Millisecond))
+			conn.SetWriteDeadline(time.Now().Add(time.Second))
+			// Failed tells the proxy there is no decision (an empty stdout
+			// alone would mean "forward the message as it came").
+			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte("no decision within the deadline"))
+			if d = <-done; d.answer.Failed != "" {
+				o.Log("a hook finished after its deadline failed: " + d.answer.Failed)
+			}
+			return false, false
+		}
+		d = <-done // being applied: the answer is moments away
+	}
+	if !d.ok {
+		return false, false
+	}
+	a := d.answer
+	// A big payload may take longer to decide than the deadline set for
+	// reading it (the watchdog bounds the call itself): the answer still
+	// goes out.
+	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
+	werr := wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
+	return false, werr == nil
+}
+
+// answerMargin is how long before the hook's deadline the daemon answers
+// without a decision: the answer must still cross the socket and leave
+// the client.
+const answerMargin = 150 * time.Millisecond
+
+// decided is a hook run to its end by decide; ok is false when there is
+// nothing to send (the daemon is shutting down).
+type decided struct {
+	answer hook.Answer
+	ok     bool
+}
+
+// decide runs one hook on an instance from the pool, to its end, whether
+// or not its answer is still awaited (claim, shared with serve and the
+// engine: see hook.Engine.Answered).
+func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, claim *atomic.Int32) decided {
 	var s *slot
 	select {
 	case s = <-pool:
 	case <-ctx.Done():
-		return false, false
+		return decided{}
 	}
 	defer func() { pool <- s }()
 	if s.eng != nil && (s.calls >= o.Recycle || s.eng.Broken() != nil || s.eng.MemoryBytes() > o.RecycleBytes) {
@@ -344,8 +404,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		s.close()
 		r, err := compiled.Instance(ctx)
 		if err != nil {
-			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte("ctxhook: daemon: "+err.Error()+"\n"))
-			return false, false
+			return decided{hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true}
 		}
 		eng := hook.NewEngineOn(o.Paths, o.Getenv, r)
 		eng.Persistent = true
@@ -354,6 +413,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	}
 	s.calls++
 	s.eng.Environ = func() []string { return environ }
+	s.eng.Answered = claim
 	// The request's CTXHOOK_* variables win over the daemon's own.
 	s.eng.Getenv = func(k string) string {
 		if v, ok := env[k]; ok {
@@ -364,18 +424,22 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		}
 		return o.Getenv(k)
 	}
+	// serve answers at the hook's deadline; the run itself has the budget
+	// of a hook finished in the background.
+	late := func(k string) string {
+		if k == "CTXHOOK_HOOK_DEADLINE_MS" {
+			return strconv.FormatInt(budget.Late.Milliseconds(), 10)
+		}
+		return s.eng.Getenv(k)
+	}
 	// Watchdog: a guest call cannot be interrupted here, so one that
 	// overruns the deadline ends the whole daemon. Its clients answer
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
 	disarm := watchdog.Arm(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
-	a := hook.RunPayload(ctx, s.eng, harness, event, payload, s.eng.Getenv)
+	a := hook.RunPayload(ctx, s.eng, harness, event, payload, late)
 	disarm()
-	// A big payload may take longer to decide than the deadline set for
-	// reading it (the watchdog bounds the call itself): the answer still
-	// goes out.
-	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
-	werr := wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
+	s.eng.Answered = nil
 	// One failure touches one message: an instance that trapped, or grew
 	// very large on a big payload, is replaced now, before the next call.
 	if err := s.eng.Broken(); err != nil {
@@ -384,7 +448,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	} else if s.eng.MemoryBytes() > o.RecycleBytes {
 		s.close()
 	}
-	return false, werr == nil
+	return decided{a, true}
 }
 
 // sameUser checks the peer's uid with SO_PEERCRED.

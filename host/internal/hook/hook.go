@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -60,12 +61,18 @@ type Engine struct {
 	// after its process answered the agent), so tallies of what the model
 	// was given (abi.Effect.IfDelivered) are not counted.
 	Undelivered bool
-	runner      *runner.Runner
-	cfg         *abi.Config
-	cfgStamp    string
-	writes      int
-	st          *store.Store
-	sd          *state.Dir
+	// Answered, when set, is shared with a caller that may answer the
+	// agent before this engine decides (the daemon, at the hook's
+	// deadline). apply claims it (0 to 2) before it counts what the model
+	// is given; a caller that claimed it first (0 to 1) answered without
+	// this engine's answer, which then reaches nobody (as Undelivered).
+	Answered *atomic.Int32
+	runner   *runner.Runner
+	cfg      *abi.Config
+	cfgStamp string
+	writes   int
+	st       *store.Store
+	sd       *state.Dir
 }
 
 // NewEngine loads the plugin (using the compilation cache in p.Cache).
@@ -215,6 +222,7 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 // for the decision (unlock nil: state was unreadable, so it is not
 // clobbered blind), then events and tallies into the store, or the spool.
 func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.Effect) {
+	undelivered := e.Undelivered || e.Answered != nil && !e.Answered.CompareAndSwap(0, 2)
 	var events []abi.Event
 	var tallies []abi.Effect
 	for _, eff := range effects {
@@ -231,7 +239,7 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 				events = append(events, *eff.Event)
 			}
 		case abi.OpTally:
-			if eff.IfDelivered && e.Undelivered {
+			if eff.IfDelivered && undelivered {
 				continue
 			}
 			tallies = append(tallies, eff)
@@ -418,7 +426,7 @@ const EnvTestPlugin = "CTXHOOK_TEST_PLUGIN"
 
 // EnvLate marks a hook being finished in the background: its budget is
 // budget.Late and it is not handed on again.
-const EnvLate = "CTXHOOK_HOOK_LATE"
+const EnvLate = budget.EnvLate
 
 // Deadline is a hook's budget: CTXHOOK_HOOK_DEADLINE_MS, else
 // DefaultDeadline.
@@ -482,10 +490,14 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	}()
 	select {
 	case <-ctx.Done():
+		// A payload still being read (tens of MiB from a busy pipe, or
+		// the file the hook client handed on) gets a little longer: handed
+		// on, it is stored; dropped, it is lost. The watchdog allows a
+		// second past the deadline.
 		var payload []byte
 		select {
 		case payload = <-read:
-		default:
+		case <-time.After(finishGrace):
 		}
 		if payload != nil && stdio.Finish != nil && !late {
 			if err := stdio.Finish(harness, event, payload, extra); err == nil {
@@ -510,6 +522,10 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		return o.res.ExitCode
 	}
 }
+
+// finishGrace is how long past the deadline a hook waits for the rest
+// of its payload so as to hand it on (see Run).
+const finishGrace = 500 * time.Millisecond
 
 // keepRuntimeFree lets the answer at the deadline run while a guest call
 // does not return. Compiled wasm has no points where the Go scheduler
