@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 )
 
 func env(t *testing.T, name string, def int) int {
@@ -233,4 +235,155 @@ func killDaemons(home string) int {
 		}
 	}
 	return n
+}
+
+// TestBigDeadlineChaos: 100 PostToolUse hooks (CTXHOOK_CHAOS_BIG) with
+// results of 3-64 MiB, four at a time through the hook client, each
+// under a deadline drawn from 0.3-4 s, so that many expire mid-call and
+// the hook is finished in the background. Every hook must exit 0 with a
+// valid answer or none, within its deadline and a second; every result
+// must be stored in the end, whole (the term in its last issue found);
+// every event an answer points the model to must exist.
+func TestBigDeadlineChaos(t *testing.T) {
+	if os.Getenv("CTXHOOK_CHAOS") == "" {
+		t.Skip("set CTXHOOK_CHAOS=1 (make chaos)")
+	}
+	n := env(t, "CTXHOOK_CHAOS_BIG", 100)
+	bin := build(t)
+	home, err := os.MkdirTemp("", "cxb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(home)
+	defer killDaemons(home)
+	hookEnv := []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_DAEMON_IDLE=2m"}
+	p, _ := paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return home
+		}
+		return ""
+	})
+
+	// As a user starts: install compiles the plugin for this machine.
+	install := exec.Command(filepath.Join(bin, "ctxhook"), "install", "claude-code")
+	install.Env = hookEnv
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("install: %v\n%s", err, out)
+	}
+	// The daemon, started as the first hook would, its log kept.
+	var daemonLog bytes.Buffer
+	d := exec.Command(filepath.Join(bin, "ctxhook"), "daemon")
+	d.Env, d.Stderr = hookEnv, &daemonLog
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		killDaemons(home)
+		d.Wait()
+		if t.Failed() {
+			t.Logf("daemon log:\n%s", daemonLog.String())
+		}
+	}()
+	rng := rand.New(rand.NewPCG(2026, 12))
+	pointer := regexp.MustCompile(`stored as event (e[0-9a-f]+)`)
+	type outcome struct {
+		marker   string
+		mib      int
+		deadline time.Duration
+		took     time.Duration
+		err      error
+		stdout   string
+		stderr   string
+	}
+	results := make(chan outcome, n)
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	start := time.Now()
+	var bytesIn int64
+	for i := 0; i < n; i++ {
+		mib := 3 + rng.IntN(62)
+		deadline := time.Duration(300+rng.IntN(3700)) * time.Millisecond
+		marker := fmt.Sprintf("bigchaos%03d", i)
+		in := bigpayload.ClaudePostToolUse(mib<<20, marker, "chaos-big", "toolu_"+marker)
+		bytesIn += int64(len(in))
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cmd := exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse")
+			cmd.Env = append(append([]string{}, hookEnv...), fmt.Sprintf("CTXHOOK_HOOK_DEADLINE_MS=%d", deadline.Milliseconds()))
+			cmd.Stdin = bytes.NewReader(in)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			began := time.Now()
+			err := cmd.Run()
+			results <- outcome{marker, mib, deadline, time.Since(began), err, stdout.String(), stderr.String()}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	answered := time.Since(start)
+
+	var all []outcome
+	late, handedOn, failed, pointers := 0, 0, 0, 0
+	for o := range results {
+		all = append(all, o)
+		if o.err != nil {
+			failed++
+			t.Errorf("%s (%d MiB, deadline %v): %v; stderr %q", o.marker, o.mib, o.deadline, o.err, o.stderr)
+		}
+		if o.took > o.deadline+time.Second {
+			late++
+			t.Errorf("%s (%d MiB): answered after %v, deadline %v", o.marker, o.mib, o.took.Round(time.Millisecond), o.deadline)
+		}
+		if o.stdout != "" && !json.Valid([]byte(o.stdout)) {
+			t.Errorf("%s: invalid answer %.200q", o.marker, o.stdout)
+		}
+		if bytes.Contains([]byte(o.stderr), []byte("finishes in the background")) {
+			handedOn++
+		}
+	}
+	// Hooks handed on finish in the background; what they spooled is
+	// stored by the daemon's writer or the next hook.
+	for end := time.Now().Add(budget.Late); time.Now().Before(end) && finishers(home) > 0; {
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The daemon's writer may be storing a batch; a replay takes the rest.
+	for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		if left, _ := filepath.Glob(filepath.Join(p.SpoolDir(), "*.jsonl")); len(left) == 0 {
+			break
+		}
+	}
+	replay := exec.Command(filepath.Join(bin, "ctxhook"), "io", "replay")
+	replay.Env = hookEnv
+	replay.Run()
+	st, err := store.Open(p.DB(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	lost := 0
+	for _, o := range all {
+		hits, err := st.Search(store.ParseQuery(o.marker), store.SearchOptions{Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 1 {
+			lost++
+			t.Errorf("%s (%d MiB, deadline %v, %v): %d events hold its last issue, want 1", o.marker, o.mib, o.deadline, o.took.Round(time.Millisecond), len(hits))
+		}
+		if m := pointer.FindStringSubmatch(o.stdout); m != nil {
+			pointers++
+			if _, err := st.EventByRef(m[1]); err != nil {
+				t.Errorf("%s: the answer points to %s: %v", o.marker, m[1], err)
+			}
+		}
+	}
+	if err := st.Check(); err != nil {
+		t.Errorf("integrity: %v", err)
+	}
+	spooled, _ := filepath.Glob(filepath.Join(p.SpoolDir(), "*"))
+	t.Logf("%d hooks, %.1f GB of payload, 3-64 MiB each, deadlines 0.3-4 s: all answered in %v; %d at their deadline (finished in the background), %d pointers to stored events, %d failed, %d late, %d lost; %d spool files left",
+		len(all), float64(bytesIn)/1e9, answered.Round(time.Second), handedOn, pointers, failed, late, lost, len(spooled))
 }
