@@ -96,8 +96,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  fi; \
 	  echo "$$out" | tail -1; done
 
-chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok
-	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run TestKillChaos -v ./host/internal/chaos
+chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok; then 100 hooks of 3-64 MiB under deadlines that expire mid-call
+	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run 'TestKillChaos|TestBigDeadlineChaos' -v ./host/internal/chaos
 
 bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, proxy latency and throughput (1-64 MiB)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
