@@ -11,7 +11,7 @@ FUZZTIME ?= 15s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: chaos rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: chaos chaos-big rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -96,8 +96,11 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  fi; \
 	  echo "$$out" | tail -1; done
 
-chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok; then 100 hooks of 3-64 MiB under deadlines that expire mid-call
-	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run 'TestKillChaos|TestBigDeadlineChaos' -v ./host/internal/chaos
+chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok
+	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run TestKillChaos -v ./host/internal/chaos
+
+chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer)
+	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/internal/chaos
 
 bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, proxy latency and throughput (1-64 MiB)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
