@@ -40,8 +40,7 @@ func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model 
 		t.Errorf("no request to the model carried the nudge")
 	}
 
-	files := filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook"))
-	files = append(files, filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...)
+	files := ctxhookFiles(t, home)
 	stored := false
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -61,6 +60,12 @@ func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model 
 	if !stored {
 		t.Errorf("the ticket text is in none of %d files: the secret check proved nothing", len(files))
 	}
+}
+
+// ctxhookFiles is every file ctxhook wrote under home: its state and
+// config directories.
+func ctxhookFiles(t *testing.T, home string) []string {
+	return append(filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook")), filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...)
 }
 
 // checkModelNeverSentToken fails if any request body shows the model
@@ -165,7 +170,7 @@ func checkBigSearchable(t *testing.T, env []string, dir, ctxhook, home string) {
 		t.Fatalf("search ZQLASTMARK after %v: want one export_log hit in the last KiB of %d MiB: %s", time.Since(start), bigMiB, out)
 	}
 	t.Logf("the %d MiB result's last line searchable %v after the client exited", bigMiB, time.Since(start).Round(time.Millisecond))
-	for _, f := range append(filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook")), filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...) {
+	for _, f := range ctxhookFiles(t, home) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -80,3 +80,30 @@ func ClaudePostToolUse(n int, marker, session, toolUseID string) []byte {
 	})
 	return b
 }
+
+// PlantedTerms are the terms Plant puts into a body.
+var PlantedTerms = []string{"zqstartmark", "zqmiddlemark", "zqendmark"}
+
+// Plant writes PlantedTerms into body: one at its very start, one in its
+// last 100 bytes, and one across the cut in the middle of a body the
+// store keeps in parts (a head of headSize bytes, then parts of partSize)
+// or, for a body stored whole, in its middle. The middle term sits in a
+// 16 KiB run of dots: no newline, space or closing punctuation, so the
+// cut falls inside the term, yet past the trigram index's first MiB the
+// word index still sees a word.
+func Plant(body []byte, headSize, partSize int) []string {
+	n := len(body)
+	terms := PlantedTerms
+	copy(body, terms[0]+" ")
+	mid := n / 2
+	if n > partSize {
+		parts := (n - headSize + partSize - 1) / partSize
+		mid = headSize + parts/2*partSize
+		for i := mid - 8<<10; i < mid+8<<10; i++ {
+			body[i] = '.'
+		}
+	}
+	copy(body[mid-len(terms[1])/2:], terms[1])
+	copy(body[n-60:], " "+terms[2]+" ")
+	return terms
+}

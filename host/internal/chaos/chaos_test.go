@@ -70,21 +70,9 @@ func TestKillChaos(t *testing.T) {
 	}
 	rounds, writers := env(t, "CTXHOOK_CHAOS_ROUNDS", 40), env(t, "CTXHOOK_CHAOS_WRITERS", 16)
 	bin := build(t)
-	home, err := os.MkdirTemp("", "cxc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(home)
+	home, hookEnv, p := newHome(t, "cxc")
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
 	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[servers.tickets]\nrelay = true\n"), 0o600)
-	hookEnv := []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_DAEMON_IDLE=2m"}
-	p, _ := paths.Resolve(func(k string) string {
-		if k == "CTXHOOK_HOME" {
-			return home
-		}
-		return ""
-	})
-	defer killDaemons(home)
 
 	raw, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
 	if err != nil {
@@ -208,6 +196,32 @@ func TestKillChaos(t *testing.T) {
 	}
 }
 
+// newHome is a CTXHOOK_HOME for one chaos run (under the system's temp
+// directory: the daemon's socket path must stay short), its daemons
+// killed and the directory removed when the test ends; env is what every
+// ctxhook process of the run is given.
+func newHome(t *testing.T, prefix string) (home string, env []string, p paths.Paths) {
+	home, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		killDaemons(home)
+		os.RemoveAll(home)
+	})
+	env = []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_DAEMON_IDLE=2m"}
+	p, err = paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return home
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return home, env, p
+}
+
 // finishers counts the background processes finishing hooks for home.
 func finishers(home string) int {
 	n := 0
@@ -250,19 +264,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 	}
 	n := env(t, "CTXHOOK_CHAOS_BIG", 100)
 	bin := build(t)
-	home, err := os.MkdirTemp("", "cxb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(home)
-	defer killDaemons(home)
-	hookEnv := []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_DAEMON_IDLE=2m"}
-	p, _ := paths.Resolve(func(k string) string {
-		if k == "CTXHOOK_HOME" {
-			return home
-		}
-		return ""
-	})
+	home, hookEnv, p := newHome(t, "cxb")
 
 	// As a user starts: install compiles the plugin for this machine.
 	install := exec.Command(filepath.Join(bin, "ctxhook"), "install", "claude-code")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -372,29 +373,16 @@ func TestWrapMCPGemini(t *testing.T) {
 }
 
 // plantedBody is n bytes of 64-byte log lines (so every cut falls at its
-// limit: store.HeadSize, then every store.PartSize) with unique terms at
-// the very start, in the last 100 bytes, and across the middle cut (in a
-// run of dots: no newline, space or closing punctuation, so the cut falls
-// inside the term, yet past the trigram index's first MiB the word index
-// still sees a word), or in the middle of a body stored whole.
+// limit: store.HeadSize, then every store.PartSize) with
+// bigpayload.PlantedTerms at its start, across its middle cut and at its
+// end (bigpayload.Plant).
 func plantedBody(n int) (string, []string) {
 	var b bytes.Buffer
 	for i := 0; b.Len() < n; i++ {
 		fmt.Fprintf(&b, "%-63.63s\n", fmt.Sprintf("%d checkout latency spike tr-%x", i, i*2654435761))
 	}
 	body := b.Bytes()[:n]
-	terms := []string{"zqstartmark", "zqmiddlemark", "zqendmark"}
-	copy(body, terms[0]+" ")
-	mid := n / 2
-	if n > store.PartSize {
-		parts := (n - store.HeadSize + store.PartSize - 1) / store.PartSize
-		mid = store.HeadSize + parts/2*store.PartSize
-		for i := mid - 8<<10; i < mid+8<<10; i++ {
-			body[i] = '.'
-		}
-	}
-	copy(body[mid-len(terms[1])/2:], terms[1])
-	copy(body[n-60:], " "+terms[2]+" ")
+	terms := bigpayload.Plant(body, store.HeadSize, store.PartSize)
 	return string(body), terms
 }
 

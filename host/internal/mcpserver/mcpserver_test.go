@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -355,25 +356,12 @@ func lineBody(n int) string {
 	return b.String()[:n]
 }
 
-// plantedBody is n bytes of lines with unique terms at the very start, in
-// the last 100 bytes, and across the cut between the parts in the middle
-// (in a run of dots: no newline, space or closing punctuation, so the cut
-// falls inside the term, yet past the trigram index's first MiB the word
-// index still sees a word), or in the middle of a body stored whole.
+// plantedBody is n bytes of lines with bigpayload.PlantedTerms at its
+// start, across the cut between the parts in its middle and at its end
+// (bigpayload.Plant).
 func plantedBody(n int) (string, []string) {
-	terms := []string{"zqstartmark", "zqmiddlemark", "zqendmark"}
 	b := []byte(lineBody(n))
-	copy(b, terms[0]+" ")
-	mid := n / 2
-	if n > store.PartSize {
-		parts := (n - store.HeadSize + store.PartSize - 1) / store.PartSize
-		mid = store.HeadSize + parts/2*store.PartSize
-		for i := mid - 8<<10; i < mid+8<<10; i++ {
-			b[i] = '.'
-		}
-	}
-	copy(b[mid-len(terms[1])/2:], terms[1])
-	copy(b[n-60:], " "+terms[2]+" ")
+	terms := bigpayload.Plant(b, store.HeadSize, store.PartSize)
 	return string(b), terms
 }
 

@@ -78,20 +78,26 @@ func init() {
 	}
 }
 
-// TestWirePassthrough sends raw JSON-RPC through the proxy and checks that
-// what is not a tools/call crosses it unchanged, both ways.
-func TestWirePassthrough(t *testing.T) {
-	home := t.TempDir()
-	log := filepath.Join(t.TempDir(), "raw.log")
-	cmd := exec.Command(os.Args[0], "proxy", "--name", "raw", "--", "/usr/bin/env", "PROXY_TEST_ROLE=raw", "RAW_LOG="+log, os.Args[0])
-	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+home)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+// startRawProxy starts the proxy (CTXHOOK_HOME a new directory) in front
+// of rawServer, which logs what it gets to log.
+func startRawProxy(t *testing.T) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, stderr *strings.Builder, log string) {
+	log = filepath.Join(t.TempDir(), "raw.log")
+	cmd = exec.Command(os.Args[0], "proxy", "--name", "raw", "--", "/usr/bin/env", "PROXY_TEST_ROLE=raw", "RAW_LOG="+log, os.Args[0])
+	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+t.TempDir())
+	stdin, _ = cmd.StdinPipe()
+	stdout, _ = cmd.StdoutPipe()
+	stderr = new(strings.Builder)
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	return cmd, stdin, stdout, stderr, log
+}
+
+// TestWirePassthrough sends raw JSON-RPC through the proxy and checks that
+// what is not a tools/call crosses it unchanged, both ways.
+func TestWirePassthrough(t *testing.T) {
+	cmd, stdin, stdout, stderr, log := startRawProxy(t)
 	replies := make(chan map[string]any, 100)
 	go func() {
 		sc := bufio.NewScanner(stdout)
@@ -192,17 +198,7 @@ func jsonEqual(a, b string) bool {
 // tools/call whose result the plugin could not read, and any other
 // request alike), never as the broken line, and never as silence.
 func TestWireBrokenAnswer(t *testing.T) {
-	home := t.TempDir()
-	log := filepath.Join(t.TempDir(), "raw.log")
-	cmd := exec.Command(os.Args[0], "proxy", "--name", "raw", "--", "/usr/bin/env", "PROXY_TEST_ROLE=raw", "RAW_LOG="+log, os.Args[0])
-	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+home)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, stdin, stdout, stderr, log := startRawProxy(t)
 	defer func() { stdin.Close(); cmd.Wait() }()
 	sent := map[string]string{
 		"41": `{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"broken","arguments":{}}}`,
