@@ -151,11 +151,16 @@ func TestFailOpen(t *testing.T) {
 	}
 }
 
+// openForever holds pipe ends a test must never close.
+var openForever []*os.File
+
 func TestDeadline(t *testing.T) {
 	e := home(t)
 	e["CTXHOOK_HOOK_DEADLINE_MS"] = "50"
 	r, w, _ := os.Pipe() // stdin that never closes
-	defer w.Close()
+	// Nor in this test: closed, it would let the hook's reader go on
+	// after Run returned and write into the home being removed.
+	openForever = append(openForever, w)
 	var out, errb bytes.Buffer
 	start := time.Now()
 	code := Run(context.Background(), "claude-code", "PostToolUse", IO{Stdin: r, Stdout: &out, Stderr: &errb}, e.get)
@@ -216,7 +221,9 @@ func TestDeadlineHandsOn(t *testing.T) {
 	}
 
 	r, w, _ := os.Pipe() // stdin that never closes
-	defer w.Close()
+	// Nor in this test: closed, it would let the hook's reader go on
+	// after Run returned and write into the home being removed.
+	openForever = append(openForever, w)
 	e = home(t)
 	e["CTXHOOK_HOOK_DEADLINE_MS"] = "5"
 	if calls, _, stderr = run(e, r); len(calls) != 0 || !strings.Contains(stderr, "gave up") {
