@@ -60,10 +60,15 @@ func main() {
 	start := time.Now()
 	harness, event := os.Args[1], os.Args[2]
 	deadline := budget.Hook(os.Getenv)
-	payload, ok := readStdin(deadline)
+	payload, ok := readStdin(deadline + budget.Grace)
 	if !ok {
 		os.Stderr.WriteString("ctxhook: " + harness + " " + event + ": the payload did not arrive within the hook's deadline; the agent continues without ctxhook\n")
 		os.Exit(0)
+	}
+	if time.Since(start) >= deadline {
+		// It arrived in the grace after the deadline: handed on, it is
+		// stored (if that fails, the in-process run below hands it on).
+		finishLater(harness, event, payload, deadline)
 	}
 	p, perr := paths.Resolve(os.Getenv)
 	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
@@ -78,11 +83,16 @@ func main() {
 		left := deadline - time.Since(start)
 		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(max(left.Milliseconds(), 1), 10))
 		// Handing a big payload on means writing it to a file first: the
-		// wait ends early enough for that (at 100 MB/s, slow for a busy
-		// disk cache), so the answer still leaves by the deadline.
-		handOn := time.Duration(len(payload)/100) * time.Microsecond
-		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin-handOn))
-		code, out, errOut, sent, ok := ask(p.Socket(), harness, event, payload, until)
+		// wait ends early enough for that, so the answer still leaves by
+		// the deadline.
+		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin-budget.HandOn(len(payload))))
+		code, out, errOut, failed, sent, ok := ask(p.Socket(), harness, event, payload, until)
+		if ok && failed == budget.NoDecision {
+			// The daemon finishes the hook, but its work is not on disk
+			// yet: the payload is handed on as well, under the same
+			// request id, so it is stored once whichever ends first.
+			finishLater(harness, event, payload, deadline)
+		}
 		if ok {
 			os.Stdout.Write(out)
 			os.Stderr.Write(errOut)
@@ -116,22 +126,10 @@ func finishLater(harness, event string, payload []byte, deadline time.Duration) 
 		return
 	}
 	defer f.Close()
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
+	if startDetached([]string{"hook", harness, event}, []string{budget.EnvLate + "=1"}, f) != nil {
 		return
 	}
-	defer null.Close()
-	proc, err := os.StartProcess(full(), []string{"ctxhook", "hook", harness, event}, &os.ProcAttr{
-		Dir:   "/",
-		Env:   append(os.Environ(), budget.EnvLate+"=1"),
-		Files: []*os.File{f, null, null},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		return
-	}
-	proc.Release()
-	os.Stderr.WriteString("ctxhook: " + harness + " " + event + ": no answer within " + deadline.String() + "; the agent continues without ctxhook, and the hook finishes in the background\n")
+	os.Stderr.WriteString("ctxhook: " + budget.HandedOn(harness, event, deadline) + "\n")
 	os.Exit(0)
 }
 
@@ -154,45 +152,50 @@ func payloadFile(payload []byte) (*os.File, error) {
 
 // ask sends the request to the daemon and waits for its answer until
 // until; ok is false when the daemon gives none, and sent says whether
-// it got the whole payload first (then it may be deciding still).
-func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, sent, ok bool) {
+// it got the whole payload first (then it may be deciding still). failed
+// is the daemon's reason when its answer holds no decision.
+func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, failed string, sent, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
 	var st syscall.Stat_t
 	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return 0, nil, nil, false, false
+		return 0, nil, nil, "", false, false
 	}
 	conn, err := dial(sock, until)
 	if err != nil {
-		return 0, nil, nil, false, false
+		return 0, nil, nil, "", false, false
 	}
 	defer conn.Close()
 	// The whole environment: the daemon takes CTXHOOK_* settings from it,
 	// and the plugin redacts the values of sensitive variables.
 	env := os.Environ()
 	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
-		return 0, nil, nil, false, false
+		return 0, nil, nil, "", false, false
 	}
 	ans, err := wire.Read(&buffered{c: conn})
 	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
 		// A build mismatch is answered at once: the daemon did not take it.
-		return 0, nil, nil, err != nil || len(ans) == 0 || string(ans[0]) != "mismatch", false
+		return 0, nil, nil, "", err != nil || len(ans) == 0 || string(ans[0]) != "mismatch", false
 	}
 	code, err = strconv.Atoi(string(ans[1]))
 	if err != nil {
-		return 0, nil, nil, true, false
+		return 0, nil, nil, "", true, false
 	}
-	return code, ans[2], ans[3], true, true
+	if len(ans) > 4 {
+		failed = string(ans[4])
+	}
+	return code, ans[2], ans[3], failed, true, true
 }
 
-// readStdin reads the payload, giving up at the hook's deadline: a
-// harness that never closes the pipe must not hold the hook past it.
+// readStdin reads the payload, giving up after limit (the hook's deadline
+// and budget.Grace): a harness that never closes the pipe must not hold
+// the hook longer.
 // ok is false then. A payload over MaxInput is handed on cut, and
 // refused by `ctxhook hook` with a clear message.
-func readStdin(deadline time.Duration) (payload []byte, ok bool) {
+func readStdin(limit time.Duration) (payload []byte, ok bool) {
 	done := make(chan []byte, 1)
 	go func() { done <- readAll(os.Stdin) }()
-	t := time.NewTimer(deadline)
+	t := time.NewTimer(limit)
 	select {
 	case b := <-done:
 		t.Stop()
@@ -257,20 +260,31 @@ func full() string {
 
 // spawnDaemon starts `ctxhook daemon` detached, for the next hook. The
 // daemon's lock makes racing spawners harmless: all but one exit at once.
-func spawnDaemon() {
+func spawnDaemon() { startDetached([]string{"daemon"}, nil, nil) }
+
+// startDetached starts the ctxhook binary with args in its own session,
+// with extra on top of this environment, stdin in (nil: /dev/null),
+// stdout and stderr /dev/null, and its working directory / (it must not
+// keep the project directory busy), and leaves it.
+func startDetached(args, extra []string, in *os.File) error {
 	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
-		return
+		return err
 	}
 	defer null.Close()
-	proc, err := os.StartProcess(full(), []string{"ctxhook", "daemon"}, &os.ProcAttr{
-		Dir:   "/", // do not keep the project directory busy for the daemon's life
-		Files: []*os.File{null, null, null},
+	if in == nil {
+		in = null
+	}
+	proc, err := os.StartProcess(full(), append([]string{"ctxhook"}, args...), &os.ProcAttr{
+		Dir:   "/",
+		Env:   append(os.Environ(), extra...),
+		Files: []*os.File{in, null, null},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
 	})
-	if err == nil {
-		proc.Release()
+	if err != nil {
+		return err
 	}
+	return proc.Release()
 }
 
 // inProcess replaces this process with `ctxhook hook`, its stdin an

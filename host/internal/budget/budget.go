@@ -36,3 +36,28 @@ func Hook(getenv func(string) string) time.Duration {
 	}
 	return Default
 }
+
+// Grace is how long past its deadline a hook still takes the rest of a
+// payload that is arriving (tens of MiB from a busy pipe) so that it can
+// hand it on rather than drop it. The hook's watchdog allows a second.
+const Grace = 500 * time.Millisecond
+
+// HandOn is how long handing a payload of n bytes on takes at most (a
+// file write, at 100 MB/s: slow for a busy disk cache). The hook client
+// ends its wait for the daemon that much before the deadline, and the
+// daemon answers before the client gives up.
+func HandOn(n int) time.Duration { return time.Duration(n/100) * time.Microsecond }
+
+// NoDecision is the daemon's word (an answer's failure field) for a hook
+// it answered at the deadline without a decision: the client then hands
+// the payload on, since a daemon that dies before it finishes the hook
+// would lose what the agent was told is stored.
+const NoDecision = "no decision within the deadline"
+
+// HandedOn is the one line a hook answered without a decision prints
+// (after "ctxhook: "): at its deadline d, the hook finishes in the
+// background. The hook command, the hook client and the daemon say it
+// alike.
+func HandedOn(harness, event string, d time.Duration) string {
+	return harness + " " + event + ": no answer within " + d.String() + "; the agent continues without ctxhook, and the hook finishes in the background"
+}

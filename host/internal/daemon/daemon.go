@@ -340,8 +340,8 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	// daemon holds the payload, so nothing is done twice.
 	left := budget.Hook(func(k string) string { return env[k] })
 	// The client gives up a little earlier for a big payload, to hand it
-	// on in time (ctxhook-hook's handOn): the answer comes before that.
-	answerBy := began.Add(left - answerMargin - time.Duration(len(payload)/100)*time.Microsecond)
+	// on in time: the answer comes before that.
+	answerBy := began.Add(left - answerMargin - budget.HandOn(len(payload)))
 	claim := new(atomic.Int32)
 	done := make(chan decided, 1)
 	go func() { done <- decide(ctx, o, compiled, pool, harness, event, payload, env, environ, claim) }()
@@ -352,11 +352,13 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	case d = <-done:
 	case <-timer.C:
 		if claim.CompareAndSwap(0, 1) {
-			msg := fmt.Sprintf("ctxhook: %s %s: no answer within %v; the agent continues without ctxhook, and the hook finishes in the background\n", harness, event, left.Round(time.Millisecond))
+			msg := "ctxhook: " + budget.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
 			conn.SetWriteDeadline(time.Now().Add(time.Second))
 			// Failed tells the proxy there is no decision (an empty stdout
-			// alone would mean "forward the message as it came").
-			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte("no decision within the deadline"))
+			// alone would mean "forward the message as it came"), and the
+			// hook client to hand the payload on: what runs on here is not
+			// on disk until the hook ends.
+			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(budget.NoDecision))
 			if d = <-done; d.answer.Failed != "" {
 				o.Log("a hook finished after its deadline failed: " + d.answer.Failed)
 			}

@@ -491,17 +491,16 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	select {
 	case <-ctx.Done():
 		// A payload still being read (tens of MiB from a busy pipe, or
-		// the file the hook client handed on) gets a little longer: handed
-		// on, it is stored; dropped, it is lost. The watchdog allows a
-		// second past the deadline.
+		// the file the hook client handed on) gets budget.Grace longer:
+		// handed on, it is stored; dropped, it is lost.
 		var payload []byte
 		select {
 		case payload = <-read:
-		case <-time.After(finishGrace):
+		case <-time.After(budget.Grace):
 		}
 		if payload != nil && stdio.Finish != nil && !late {
 			if err := stdio.Finish(harness, event, payload, extra); err == nil {
-				warn(fmt.Sprintf("%s %s: no answer within %v; the agent continues without ctxhook, and the hook finishes in the background", harness, event, deadline))
+				warn(budget.HandedOn(harness, event, deadline))
 				return 0
 			}
 		}
@@ -522,10 +521,6 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		return o.res.ExitCode
 	}
 }
-
-// finishGrace is how long past the deadline a hook waits for the rest
-// of its payload so as to hand it on (see Run).
-const finishGrace = 500 * time.Millisecond
 
 // keepRuntimeFree lets the answer at the deadline run while a guest call
 // does not return. Compiled wasm has no points where the Go scheduler
