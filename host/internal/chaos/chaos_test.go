@@ -21,10 +21,10 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
 func env(t *testing.T, name string, def int) int {
@@ -88,7 +88,7 @@ func TestKillChaos(t *testing.T) {
 	start := time.Now()
 	for r := 0; r < rounds; r++ {
 		if r%4 == 3 {
-			daemonKills += killDaemons(home)
+			daemonKills += homeprocs.KillDaemons(home)
 		}
 		var wg sync.WaitGroup
 		for w := 0; w < writers; w++ {
@@ -142,14 +142,14 @@ func TestKillChaos(t *testing.T) {
 		wg.Wait()
 	}
 	// Hooks handed on at their deadline finish in the background.
-	for end := time.Now().Add(budget.Late); time.Now().Before(end) && finishers(home) > 0; {
+	for end := time.Now().Add(budget.Late); time.Now().Before(end) && homeprocs.Finishers(home) > 0; {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// Whatever is still spooled is stored by the next writer: one more
 	// hook, then the daemon's writer, then a final in-process hook.
 	exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse").Run()
 	time.Sleep(500 * time.Millisecond)
-	killDaemons(home)
+	homeprocs.KillDaemons(home)
 	last := exec.Command(filepath.Join(bin, "ctxhook"), "hook", "claude-code", "PostToolUse")
 	last.Env = hookEnv
 	last.Stdin = bytes.NewReader(payload(t, base, "chaosFinal"))
@@ -206,7 +206,7 @@ func newHome(t *testing.T, prefix string) (home string, env []string, p paths.Pa
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		killDaemons(home)
+		homeprocs.KillDaemons(home)
 		os.RemoveAll(home)
 	})
 	env = []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_DAEMON_IDLE=2m"}
@@ -220,35 +220,6 @@ func newHome(t *testing.T, prefix string) (home string, env []string, p paths.Pa
 		t.Fatal(err)
 	}
 	return home, env, p
-}
-
-// finishers counts the background processes finishing hooks for home.
-func finishers(home string) int {
-	n := 0
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, pe := range procs {
-		if b, err := os.ReadFile(pe); err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+home+"\x00")) && bytes.Contains(b, []byte("\x00"+hook.EnvLate+"=1")) {
-			n++
-		}
-	}
-	return n
-}
-
-// killDaemons SIGKILLs every daemon serving home and says how many.
-func killDaemons(home string) int {
-	n := 0
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, pe := range procs {
-		b, err := os.ReadFile(pe)
-		cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(pe), "cmdline"))
-		if err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+home+"\x00")) && bytes.Contains(cmdline, []byte("daemon")) {
-			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(pe))); err == nil {
-				syscall.Kill(pid, syscall.SIGKILL)
-				n++
-			}
-		}
-	}
-	return n
 }
 
 // TestBigDeadlineChaos: 100 PostToolUse hooks (CTXHOOK_CHAOS_BIG) with
@@ -280,7 +251,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		killDaemons(home)
+		homeprocs.KillDaemons(home)
 		d.Wait()
 		if t.Failed() {
 			t.Logf("daemon log:\n%s", daemonLog.String())
@@ -348,7 +319,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 	}
 	// Hooks handed on finish in the background; what they spooled is
 	// stored by the daemon's writer or the next hook.
-	for end := time.Now().Add(budget.Late); time.Now().Before(end) && finishers(home) > 0; {
+	for end := time.Now().Add(budget.Late); time.Now().Before(end) && homeprocs.Finishers(home) > 0; {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The daemon's writer may be storing a batch; a replay takes the rest.

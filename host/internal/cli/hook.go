@@ -1,14 +1,21 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/budget"
+	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
 
 func runHook(ctx context.Context, env Env, args []string) int {
@@ -22,8 +29,40 @@ func runHook(ctx context.Context, env Env, args []string) int {
 			strings.Join(hook.Harnesses, ", "))
 		return 0
 	}
-	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+	stdin := env.Stdin
+	if env.Getenv(hook.EnvLate) != "" {
+		payload, done := finishByDaemon(env, args[0], args[1])
+		if done {
+			return 0
+		}
+		stdin = bytes.NewReader(payload)
+	}
+	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Finish: finishLater, Process: true, StoreLater: storeLater}, env.Getenv)
+}
+
+// finishByDaemon finishes a hook handed on at its deadline through the
+// daemon when one runs: the daemon decides without cancellation checks
+// and one payload at a time (a background run in this process would
+// compete with it for the same cores, several times slower), and if it
+// is still deciding this hook, under the same request id, it answers
+// when that run ends instead of deciding it again. This process keeps
+// the payload meanwhile: if the daemon cannot finish the hook, it runs
+// here (done false, payload the input read).
+func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) {
+	payload, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
+	if err != nil || len(payload) > hook.MaxInput || env.Getenv("CTXHOOK_NO_DAEMON") != "" {
+		return payload, false
+	}
+	p, err := paths.Resolve(env.Getenv)
+	if err != nil {
+		return payload, false
+	}
+	environ := append(os.Environ(), "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(budget.Late.Milliseconds(), 10))
+	c := daemon.Client{Paths: p}
+	defer c.Close()
+	a, err := c.Ask(harness, event, environ, payload, budget.Late+10*time.Second)
+	return payload, err == nil && a.Failed == ""
 }
 
 // storeLater starts `ctxhook io replay` on its own, to store what a hook

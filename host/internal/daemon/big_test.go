@@ -4,11 +4,14 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
 // searchFor polls `ctxhook search` until marker is found or wait passes,
@@ -135,5 +138,55 @@ func filepathWalk(dir string, fn func(string)) {
 		} else if e.Type().IsRegular() {
 			fn(p)
 		}
+	}
+}
+
+// TestHandedOnDecidedOnce: big hooks the daemon cannot decide by their
+// deadline are handed on by the client, and still decided once each:
+// the one the daemon had begun is finished by it (the process it was
+// handed to waits for that run), the one still queued behind it is
+// dropped by the daemon and decided by the process it was handed to.
+// Each session's call counter moves once, and each result is stored.
+func TestHandedOnDecidedOnce(t *testing.T) {
+	f := newFixture(t)
+	f.startDaemon()
+	markers := []string{"onceAZ3", "onceBZ3"}
+	var wg sync.WaitGroup
+	for _, m := range markers {
+		p := bigpayload.ClaudePostToolUse(16<<20, m, "session-"+m, "toolu_"+m)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errOut, _ := f.hook("PostToolUse", p, "CTXHOOK_HOOK_DEADLINE_MS=400")
+			if !strings.Contains(errOut, "finishes in the background") {
+				t.Errorf("%s: stderr %q, want the hand-on named", m, errOut)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, m := range markers {
+		if f.searchFor(m, 60*time.Second) < 0 {
+			t.Fatalf("%s: not stored", m)
+		}
+	}
+	// Wait for the processes the hooks were handed to.
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end) && homeprocs.Finishers(f.home) > 0; {
+		time.Sleep(50 * time.Millisecond)
+	}
+	sessions, _ := filepath.Glob(filepath.Join(f.paths().StateDir(), "*.json"))
+	if len(sessions) != len(markers) {
+		t.Fatalf("%d session states, want %d", len(sessions), len(markers))
+	}
+	for _, s := range sessions {
+		var doc struct {
+			Calls int `json:"mcp_calls"`
+		}
+		b, _ := os.ReadFile(s)
+		if json.Unmarshal(b, &doc); doc.Calls != 1 {
+			t.Errorf("%s: mcp_calls %d, want 1 (the hook was decided %d times)", filepath.Base(s), doc.Calls, doc.Calls)
+		}
+	}
+	if n := f.events(); n != int64(len(markers)) {
+		t.Errorf("%d events stored, want %d", n, len(markers))
 	}
 }

@@ -24,7 +24,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -77,6 +76,8 @@ type Options struct {
 	// Delay holds every request this long before handling it: fault tests
 	// use it to kill or outwait a daemon mid-call.
 	Delay time.Duration
+
+	runs *runs
 }
 
 // ErrRunning is returned when another daemon already holds the lock.
@@ -108,6 +109,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.BuildID == "" {
 		o.BuildID = BuildID()
 	}
+	o.runs = &runs{m: map[string]*run{}}
 	// A soft memory limit keeps the long-lived daemon's heap near what it
 	// uses, instead of twice that between collections. It is well above
 	// what small hooks need: a limit below the live heap of one big
@@ -335,47 +337,79 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	}
 	// The client sends what is left of the hook's deadline. The agent
 	// gets an answer by then, none if the decision is not made yet (a
-	// big payload, a queue of them, a cold instance), and the hook is
-	// finished here after that, its events stored all the same: the
-	// daemon holds the payload, so nothing is done twice.
+	// big payload, a queue of them, a cold instance). A hook already
+	// begun is finished here after that, its events stored all the same;
+	// one still queued is dropped, since the client hands it on.
 	left := budget.Hook(func(k string) string { return env[k] })
 	// The client gives up a little earlier for a big payload, to hand it
 	// on in time: the answer comes before that.
 	answerBy := began.Add(left - answerMargin - budget.HandOn(len(payload)))
-	claim := new(atomic.Int32)
-	done := make(chan decided, 1)
-	go func() { done <- decide(ctx, o, compiled, pool, harness, event, payload, env, environ, claim) }()
 	timer := time.NewTimer(time.Until(answerBy))
 	defer timer.Stop()
-	var d decided
+	noDecision := func() {
+		msg := "ctxhook: " + budget.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		// Failed tells the proxy there is no decision (an empty stdout
+		// alone would mean "forward the message as it came"), and the
+		// hook client to hand the payload on: what runs on here is not on
+		// disk until the hook ends.
+		wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(budget.NoDecision))
+	}
+	// The same hook already being decided here (the process a hook
+	// client handed it on to asks again, under the same request id):
+	// its run answers this request too, so a big payload is decided
+	// once.
+	r, joined := o.runs.start(env["CTXHOOK_REQUEST_ID"])
+	if joined {
+		select {
+		case <-r.done:
+			return false, r.ok && answer(conn, r.answer)
+		case <-timer.C:
+			noDecision()
+			return false, false
+		}
+	}
+	if env[budget.EnvLate] != "" {
+		// Nobody waits for this hook's answer (see hook.Engine.Undelivered).
+		r.claim.Store(1)
+	}
+	go func() {
+		a, ok := decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
+		o.runs.finish(r, a, ok)
+	}()
 	select {
-	case d = <-done:
+	case <-r.done:
 	case <-timer.C:
-		if claim.CompareAndSwap(0, 1) {
-			msg := "ctxhook: " + budget.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
-			conn.SetWriteDeadline(time.Now().Add(time.Second))
-			// Failed tells the proxy there is no decision (an empty stdout
-			// alone would mean "forward the message as it came"), and the
-			// hook client to hand the payload on: what runs on here is not
-			// on disk until the hook ends.
-			wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(budget.NoDecision))
-			if d = <-done; d.answer.Failed != "" {
-				o.Log("a hook finished after its deadline failed: " + d.answer.Failed)
+		if r.claim.CompareAndSwap(0, 1) {
+			noDecision()
+			// Not begun yet (queued behind other hooks): dropped here, as
+			// the client hands it on. Begun: it runs to its end, and the
+			// process the client hands it to waits for it (joined above).
+			if r.state.CompareAndSwap(queued, dropped) {
+				o.runs.forget(r)
+			} else {
+				if <-r.done; r.answer.Failed != "" {
+					o.Log("a hook finished after its deadline failed: " + r.answer.Failed)
+				}
 			}
 			return false, false
 		}
-		d = <-done // being applied: the answer is moments away
+		<-r.done // being applied: the answer is moments away
 	}
-	if !d.ok {
+	if !r.ok {
 		return false, false
 	}
-	a := d.answer
+	return false, answer(conn, r.answer)
+}
+
+// answer writes a decided hook's answer; it reports whether the
+// connection may carry another request.
+func answer(conn *net.UnixConn, a hook.Answer) bool {
 	// A big payload may take longer to decide than the deadline set for
 	// reading it (the watchdog bounds the call itself): the answer still
 	// goes out.
 	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
-	werr := wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed))
-	return false, werr == nil
+	return wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed)) == nil
 }
 
 // answerMargin is how long before the hook's deadline the daemon answers
@@ -383,24 +417,23 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 // the client.
 const answerMargin = 150 * time.Millisecond
 
-// decided is a hook run to its end by decide; ok is false when there is
-// nothing to send (the daemon is shutting down).
-type decided struct {
-	answer hook.Answer
-	ok     bool
-}
-
 // decide runs one hook on an instance from the pool, to its end, whether
-// or not its answer is still awaited (claim, shared with serve and the
-// engine: see hook.Engine.Answered).
-func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, claim *atomic.Int32) decided {
+// or not its answer is still awaited (r.claim, shared with serve and the
+// engine: see hook.Engine.Answered), unless serve dropped it before it
+// began (r.state). ok is false when there is nothing to send: dropped,
+// or the daemon is shutting down.
+func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a hook.Answer, ok bool) {
 	var s *slot
 	select {
 	case s = <-pool:
 	case <-ctx.Done():
-		return decided{}
+		return a, false
 	}
 	defer func() { pool <- s }()
+	if !r.state.CompareAndSwap(queued, begun) {
+		return a, false
+	}
+	claim := &r.claim
 	if s.eng != nil && (s.calls >= o.Recycle || s.eng.Broken() != nil || s.eng.MemoryBytes() > o.RecycleBytes) {
 		s.close()
 	}
@@ -408,7 +441,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		s.close()
 		r, err := compiled.Instance(ctx)
 		if err != nil {
-			return decided{hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true}
+			return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 		}
 		eng := hook.NewEngineOn(o.Paths, o.Getenv, r)
 		eng.Persistent = true
@@ -441,7 +474,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
 	disarm := watchdog.Arm(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
-	a := hook.RunPayload(ctx, s.eng, harness, event, payload, late)
+	a = hook.RunPayload(ctx, s.eng, harness, event, payload, late)
 	disarm()
 	s.eng.Answered = nil
 	// One failure touches one message: an instance that trapped, or grew
@@ -452,7 +485,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	} else if s.eng.MemoryBytes() > o.RecycleBytes {
 		s.close()
 	}
-	return decided{a, true}
+	return a, true
 }
 
 // sameUser checks the peer's uid with SO_PEERCRED.

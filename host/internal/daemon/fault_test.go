@@ -17,6 +17,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
 var bins struct {
@@ -121,18 +122,8 @@ func (f *fixture) stopDaemon() {
 		exec.Command("kill", "-9", pid).Run()
 	}
 	// A daemon spawned by the client runs from the same binary with this
-	// home: find it by its environment too.
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+f.home+"\x00")) {
-			var pid int
-			for _, c := range strings.TrimSuffix(strings.TrimPrefix(p, "/proc/"), "/environ") {
-				pid = pid*10 + int(c-'0')
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
+	// home: found by its environment too.
+	homeprocs.KillAll(f.home)
 }
 
 func (f *fixture) events() int64 {

@@ -1,0 +1,59 @@
+// Package homeprocs finds the ctxhook processes serving one CTXHOOK_HOME,
+// for tests that start daemons and background finishers and must wait
+// for them or end them. Linux only (it reads /proc).
+package homeprocs
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// each calls fn with the pid, environment and command line of every
+// process whose environment sets CTXHOOK_HOME=home.
+func each(home string, fn func(pid int, environ, cmdline []byte)) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, pe := range procs {
+		b, err := os.ReadFile(pe)
+		if err != nil || !bytes.Contains(b, []byte("CTXHOOK_HOME="+home+"\x00")) {
+			continue
+		}
+		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(pe)))
+		if err != nil {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(pe), "cmdline"))
+		fn(pid, b, cmdline)
+	}
+}
+
+// Finishers counts the background processes finishing hooks for home
+// (their environment marks them late: CTXHOOK_HOOK_LATE=1).
+func Finishers(home string) int {
+	n := 0
+	each(home, func(_ int, environ, _ []byte) {
+		if bytes.Contains(environ, []byte("\x00CTXHOOK_HOOK_LATE=1")) {
+			n++
+		}
+	})
+	return n
+}
+
+// KillDaemons SIGKILLs every daemon serving home and says how many.
+func KillDaemons(home string) int {
+	n := 0
+	each(home, func(pid int, _, cmdline []byte) {
+		if bytes.Contains(cmdline, []byte("daemon")) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+	})
+	return n
+}
+
+// KillAll SIGKILLs every process serving home.
+func KillAll(home string) {
+	each(home, func(pid int, _, _ []byte) { syscall.Kill(pid, syscall.SIGKILL) })
+}
