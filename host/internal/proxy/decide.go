@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -35,7 +36,12 @@ type decider struct {
 	environ []string
 	useD    bool // ask the daemon (CTXHOOK_NO_DAEMON unset)
 	daemon  *daemon.Client
-	seq     atomic.Uint64
+	// Each message is named this proxy's own id and a number: a name
+	// shared with another proxy (one --session given to two) would have
+	// the daemon answer one proxy's message with the other's run, and
+	// the store keep one of their events.
+	self string
+	seq  atomic.Uint64
 
 	dmu       sync.Mutex
 	downUntil time.Time // the daemon did not answer: decide in-process until then
@@ -52,7 +58,7 @@ type decider struct {
 
 func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...any)) *decider {
 	d := &decider{o: o, paths: p, environ: os.Environ(), useD: o.Getenv("CTXHOOK_NO_DAEMON") == "", warn: warn,
-		daemon: &daemon.Client{Paths: p}}
+		daemon: &daemon.Client{Paths: p}, self: handshake.RequestID()}
 	// The plugin is made ready in the background: the server starts at
 	// once and initialize, tools/list and the rest flow meanwhile; only a
 	// tools/call waits for a decision.
@@ -74,7 +80,7 @@ func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...an
 // decision was made: the caller must not read an empty stdout as "no
 // change" then.
 func (d *decider) decide(ctx context.Context, event string, payload []byte) (string, error) {
-	id := d.o.Session + "-" + strconv.FormatUint(d.seq.Add(1), 10)
+	id := d.self + "-" + strconv.FormatUint(d.seq.Add(1), 10)
 	if d.useD && d.daemonUp() {
 		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
 		wait := 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second

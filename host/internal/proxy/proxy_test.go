@@ -498,3 +498,27 @@ func TestHTTPUpstreamRefused(t *testing.T) {
 		t.Fatalf("connect err = %v", err)
 	}
 }
+
+// TestSameSessionTwoProxies: two proxies given one --session (one agent
+// session, two servers) name their messages apart: each result is
+// stored, none taken for the other's (the store keeps one event per
+// request name, and the daemon answers a name it is deciding once).
+func TestSameSessionTwoProxies(t *testing.T) {
+	a := connect(t, "10s")
+	b := connectWith(t, []string{"--timeout", "10s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}, []string{"CTXHOOK_HOME=" + a.home})
+	for _, f := range []*fixture{a, b} {
+		if r, err := f.call(t, "start_session", map[string]any{}); err != nil || r.IsError {
+			t.Fatalf("start_session: %v", err)
+		}
+	}
+	a.close(t)
+	b.close(t)
+	st, err := store.Open(filepath.Join(a.home, "state", "ctxhook.db"), store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if s, _ := st.Stats("test-session"); s.Events != 2 {
+		t.Errorf("%d events stored, want 2 (one per proxy)", s.Events)
+	}
+}
