@@ -473,8 +473,13 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	// overruns the deadline ends the whole daemon. Its clients answer
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
-	disarm := watchdog.Arm(o.Watchdog, func() { o.Log("a call overran the deadline: exiting") })
+	// A big payload gets longer, at a floor of 4 MB/s (the hook client's
+	// wait): one of 64 MiB on a busy machine is not a stuck call.
+	bound := o.Watchdog + time.Duration(len(payload)/(4<<20))*time.Second
+	disarm := watchdog.Arm(bound, func() { o.Log("a call overran the deadline: exiting") })
+	release := holdCollector()
 	a = hook.RunPayload(ctx, s.eng, harness, event, payload, late)
+	release()
 	disarm()
 	s.eng.Answered = nil
 	// One failure touches one message: an instance that trapped, or grew
@@ -486,6 +491,39 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		s.close()
 	}
 	return a, true
+}
+
+// The collector is held off while a guest call runs. Compiled wasm has
+// no point where the Go scheduler can stop it, and a collection must stop
+// every goroutine at its start and end: one begun during a 2 s call on a
+// 64 MiB payload held the whole daemon for the rest of that call, the
+// timers that answer other hooks at their deadlines included, so those
+// hooks answered late. debug.SetGCPercent(-1) also waits for a
+// collection under way to end, so none is running when the call begins.
+// The memory limit still applies (past it the collector runs, and waits):
+// the daemon's heap is the payloads it is reading, well under it.
+var collector struct {
+	sync.Mutex
+	held    int
+	percent int
+}
+
+// holdCollector holds the collector off until the returned func is
+// called; holds may overlap (one per instance).
+func holdCollector() (release func()) {
+	collector.Lock()
+	if collector.held == 0 {
+		collector.percent = debug.SetGCPercent(-1)
+	}
+	collector.held++
+	collector.Unlock()
+	return func() {
+		collector.Lock()
+		if collector.held--; collector.held == 0 {
+			debug.SetGCPercent(collector.percent)
+		}
+		collector.Unlock()
+	}
 }
 
 // sameUser checks the peer's uid with SO_PEERCRED.
