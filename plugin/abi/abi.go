@@ -212,6 +212,13 @@ type HandleRequest struct {
 	StateError string `json:"state_error,omitempty"`
 	// NowMS is the host's wall clock in Unix milliseconds.
 	NowMS int64 `json:"now_ms"`
+	// RequestID names the hook or message being decided, when the host
+	// has a name for it (CTXHOOK_REQUEST_ID). A hook decided twice (its
+	// daemon slow to answer, the hook run again in-process) keeps one
+	// name, and its events the same keys: the pointer one decision gave
+	// the model names the event the store kept of either. Without it,
+	// keys are made with NowMS.
+	RequestID string `json:"request_id,omitempty"`
 	// PayloadBytes, for ExportHandleFD only, is the payload's length on
 	// the guest's standard input (Payload is then empty).
 	PayloadBytes int `json:"payload_bytes,omitempty"`

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "fd0b10cd4384dbbf9973822b8d895f4ce850574cbba143ac0715ee827d4776a4"
+const SHA256 = "3decc7b1f284e0f617e4d44279e8aa84df0c45489918713b3f88a91482d4331b"

@@ -6,7 +6,7 @@
 // `ctxhook hook` in-process (the same plugin.wasm), and starts a daemon
 // for the next call.
 //
-// It links only os, syscall and two small packages (no plugin, no
+// It links only os, syscall and small packages of its own (no plugin, no
 // SQLite, not even net): Go runs every linked package's init at start,
 // and the full binary's take milliseconds; net would also link the
 // system's C library (cgo), and a dynamically linked process starts about
@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
 )
@@ -86,7 +87,7 @@ func main() {
 		// wait ends early enough for that, so the answer still leaves by
 		// the deadline.
 		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin-budget.HandOn(len(payload))))
-		code, out, errOut, failed, sent, ok := ask(p.Socket(), harness, event, payload, until)
+		code, out, errOut, failed, ok := ask(p.Socket(), harness, event, payload, until)
 		if ok && failed == budget.NoDecision {
 			// The daemon finishes the hook, but its work is not on disk
 			// yet: the payload is handed on as well, under the same
@@ -99,12 +100,16 @@ func main() {
 			os.Exit(code)
 		}
 		left = deadline - time.Since(start)
-		if sent && left < inProcessMin {
-			// The daemon has the payload but gave no answer in time (it
-			// hangs or died), and there is no time to decide here: answer
-			// without a decision, and hand the hook to a process of its
-			// own. Under the same request id, it is stored once should the
-			// daemon store it too.
+		if left < inProcessMin {
+			// No answer in time (the daemon hangs or died, or it took the
+			// payload too slowly: it is busy), and no time to decide here:
+			// answer without a decision, and hand the hook to a process of
+			// its own, which asks the daemon again and decides it only if
+			// the daemon cannot. Under the same request id, it is stored
+			// once should the daemon store it too. An in-process run with
+			// what is left would hand it on all the same, after loading
+			// the plugin and reading the payload again: past the
+			// deadline, or dropped.
 			finishLater(harness, event, payload, deadline)
 		}
 		spawnDaemon()
@@ -117,11 +122,11 @@ func main() {
 }
 
 // finishLater starts `ctxhook hook` on its own to finish a hook (as
-// `ctxhook hook` does at its deadline: budget.EnvLate), its stdin an
-// unlinked temporary file holding the payload, and exits 0 without an
+// `ctxhook hook` does at its deadline: budget.EnvLate), its stdin a
+// file holding the payload (memfile), and exits 0 without an
 // answer. If it cannot, the hook runs in-process instead.
 func finishLater(harness, event string, payload []byte, deadline time.Duration) {
-	f, err := payloadFile(payload)
+	f, err := memfile.New(payload)
 	if err != nil {
 		return
 	}
@@ -133,58 +138,40 @@ func finishLater(harness, event string, payload []byte, deadline time.Duration) 
 	os.Exit(0)
 }
 
-// payloadFile is an unlinked temporary file holding payload, at its start.
-func payloadFile(payload []byte) (*os.File, error) {
-	f, err := os.CreateTemp("", "ctxhook-payload-")
-	if err != nil {
-		return nil, err
-	}
-	os.Remove(f.Name())
-	if _, err = f.Write(payload); err == nil {
-		_, err = f.Seek(0, 0)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // ask sends the request to the daemon and waits for its answer until
-// until; ok is false when the daemon gives none, and sent says whether
-// it got the whole payload first (then it may be deciding still). failed
-// is the daemon's reason when its answer holds no decision.
-func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, failed string, sent, ok bool) {
+// until; ok is false when the daemon gives none. failed is the daemon's
+// reason when its answer holds no decision.
+func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, failed string, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
 	var st syscall.Stat_t
 	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
-		return 0, nil, nil, "", false, false
+		return 0, nil, nil, "", false
 	}
 	conn, err := dial(sock, until)
 	if err != nil {
-		return 0, nil, nil, "", false, false
+		return 0, nil, nil, "", false
 	}
 	defer conn.Close()
 	// The whole environment: the daemon takes CTXHOOK_* settings from it,
 	// and the plugin redacts the values of sensitive variables.
 	env := os.Environ()
 	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
-		return 0, nil, nil, "", false, false
+		return 0, nil, nil, "", false
 	}
 	ans, err := wire.Read(&buffered{c: conn})
 	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
-		// A build mismatch is answered at once: the daemon did not take it.
-		return 0, nil, nil, "", err != nil || len(ans) == 0 || string(ans[0]) != "mismatch", false
+		// No answer, or a daemon of another build (it did not take it).
+		return 0, nil, nil, "", false
 	}
 	code, err = strconv.Atoi(string(ans[1]))
 	if err != nil {
-		return 0, nil, nil, "", true, false
+		return 0, nil, nil, "", false
 	}
 	if len(ans) > 4 {
 		failed = string(ans[4])
 	}
-	return code, ans[2], ans[3], failed, true, true
+	return code, ans[2], ans[3], failed, true
 }
 
 // readStdin reads the payload, giving up after limit (the hook's deadline
@@ -287,10 +274,10 @@ func startDetached(args, extra []string, in *os.File) error {
 	return proc.Release()
 }
 
-// inProcess replaces this process with `ctxhook hook`, its stdin an
-// unlinked temporary file holding the payload already read.
+// inProcess replaces this process with `ctxhook hook`, its stdin a
+// file holding the payload (memfile) already read.
 func inProcess(harness, event string, payload []byte) {
-	f, err := payloadFile(payload)
+	f, err := memfile.New(payload)
 	if err == nil {
 		err = syscall.Dup2(int(f.Fd()), 0)
 	}

@@ -245,7 +245,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 	}
 	// The daemon, started as the first hook would, its log kept.
 	var daemonLog bytes.Buffer
-	d := exec.Command(filepath.Join(bin, "ctxhook"), "daemon")
+	d := exec.Command(filepath.Join(bin, "ctxhook"), "daemon", "-v")
 	d.Env, d.Stderr = hookEnv, &daemonLog
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
@@ -308,7 +308,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 		}
 		if o.took > o.deadline+time.Second {
 			late++
-			t.Errorf("%s (%d MiB): answered after %v, deadline %v", o.marker, o.mib, o.took.Round(time.Millisecond), o.deadline)
+			t.Errorf("%s (%d MiB): answered after %v, deadline %v; stderr %q", o.marker, o.mib, o.took.Round(time.Millisecond), o.deadline, o.stderr)
 		}
 		if o.stdout != "" && !json.Valid([]byte(o.stdout)) {
 			t.Errorf("%s: invalid answer %.200q", o.marker, o.stdout)

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
 
@@ -104,11 +105,11 @@ func startDetached(args []string, extra []string, in *os.File) error {
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its
 // own session and with nothing of the harness's (no pipes it would wait
-// on): stdin an unlinked temporary file holding the payload, the same
-// file the hook client uses for an in-process run, and stdout and stderr
-// /dev/null. This process then answers the agent and exits.
+// on): stdin a file with no name holding the payload (memfile), the
+// one the hook client uses for an in-process run when it is that, and
+// stdout and stderr /dev/null. This process then answers the agent and exits.
 func finishLater(harness, event string, payload []byte, extra []string) error {
-	// The hook client hands a payload on in an unlinked file of its own:
+	// The hook client hands a payload on in a file of its own:
 	// that file serves again, rather than tens of MiB written once more
 	// at the deadline.
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(payload)) && fi.Mode().Perm()&0o077 == 0 {
@@ -116,17 +117,10 @@ func finishLater(harness, event string, payload []byte, extra []string) error {
 			return startDetached([]string{"hook", harness, event}, extra, os.Stdin)
 		}
 	}
-	in, err := os.CreateTemp("", "ctxhook-payload-")
+	in, err := memfile.New(payload)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	os.Remove(in.Name())
-	if _, err := in.Write(payload); err != nil {
-		return err
-	}
-	if _, err := in.Seek(0, 0); err != nil {
-		return err
-	}
 	return startDetached([]string{"hook", harness, event}, extra, in)
 }

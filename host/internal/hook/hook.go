@@ -180,7 +180,8 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 		return res, err
 	}
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: text, Config: cfg,
-		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared}
+		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared,
+		RequestID: e.Getenv("CTXHOOK_REQUEST_ID")}
 	if len(prep.Files) > 0 {
 		req.Files = readFiles(prep.Files)
 	}

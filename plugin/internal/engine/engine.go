@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -268,6 +269,15 @@ func (d *decision) storeFile(ev *abi.Event, args json.RawMessage, content string
 	ev.Args, ev.ResponseBytes, ev.Redactions = a, len(content), n1+n2
 	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
+}
+
+// keyed is what tells this decision's event keys from another's of the
+// same call: the request's name, else its time (abi.HandleRequest).
+func (d *decision) keyed() string {
+	if d.req.RequestID != "" {
+		return "request " + d.req.RequestID
+	}
+	return strconv.FormatInt(d.req.NowMS, 10)
 }
 
 // file returns the content of a file the host read for this request, or

@@ -110,3 +110,38 @@ func TestEnvSecrets(t *testing.T) {
 		t.Fatalf("envSecrets = %q, want %q", got, want)
 	}
 }
+
+// TestKeyFollowsRequest: a hook decided twice under one request name (at
+// two times) gives its event one key, so a pointer from either decision
+// names the event the store kept; without a name, two decisions of the
+// same call at two times are two events, two keys.
+func TestKeyFollowsRequest(t *testing.T) {
+	p, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(now int64, id string) string {
+		t.Helper()
+		resp, err := Handle(abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(p), NowMS: now, RequestID: id,
+			Config: abi.Config{Servers: map[string]abi.ServerConfig{"tickets": {Relay: true}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range resp.Effects {
+			if e.Op == abi.OpStoreEvent && e.Event != nil && e.Event.Key != "" {
+				return e.Event.Key
+			}
+		}
+		t.Fatal("no event with a key")
+		return ""
+	}
+	if a, b := key(1000, "req-1"), key(2000, "req-1"); a != b {
+		t.Errorf("one request, two keys: %s, %s", a, b)
+	}
+	if a, b := key(1000, "req-1"), key(1000, "req-2"); a == b {
+		t.Errorf("two requests, one key %s", a)
+	}
+	if a, b := key(1000, ""), key(2000, ""); a == b {
+		t.Errorf("no request name, two times, one key %s", a)
+	}
+}

@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -143,7 +142,7 @@ func (c proxyCall) response(d *decision) {
 	ev.Server = server
 	ev.Tool = "mcp__" + server + "__" + call.Tool
 	ev.ToolUseID = string(res.Msg["id"])
-	ev.Key = shape.Key(d.session, server, ev.ToolUseID, strconv.FormatInt(d.req.NowMS, 10), string(call.Args))
+	ev.Key = shape.Key(d.session, server, ev.ToolUseID, d.keyed(), string(call.Args))
 	d.storeTool(ev, call.Args, response, nil)
 	if forward != nil && !res.IsError() {
 		raw := res.Raw

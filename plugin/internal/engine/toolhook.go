@@ -3,7 +3,6 @@ package engine
 import (
 	"encoding/json"
 	"slices"
-	"strconv"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
@@ -117,7 +116,7 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if !proxied {
 		ev := d.newEvent(c.event, category, c.cwd)
 		ev.Tool, ev.Server, ev.ToolUseID = c.tool, c.server, c.toolUseID
-		ev.Key = shape.Key(d.session, c.toolUseID, c.tool, c.event, strconv.FormatInt(d.req.NowMS, 10), string(c.input))
+		ev.Key = shape.Key(d.session, c.toolUseID, c.tool, c.event, d.keyed(), string(c.input))
 		if c.file != nil {
 			d.storeFile(ev, c.input, *c.file, c.fileJSON)
 		} else {
