@@ -50,8 +50,18 @@ func waitFor(n int) time.Duration {
 }
 
 // inProcessMin is the least time left for which the client, the daemon
-// having failed, runs the hook in-process rather than handing it on.
+// having failed, runs the hook in-process rather than handing it on; a
+// larger payload needs more (inProcessNeeds).
 const inProcessMin = 500 * time.Millisecond
+
+// inProcessNeeds is the least time left for an in-process run of n
+// bytes: a process of its own loads the plugin and decides the payload,
+// at 20 MB/s on a busy machine (the daemon's pace, about half that of a
+// quiet one). With less, the run would only hand the hook on at its
+// deadline, after reading the payload again.
+func inProcessNeeds(n int) time.Duration {
+	return inProcessMin + time.Duration(n/20)*time.Microsecond
+}
 
 func main() {
 	if len(os.Args) != 3 {
@@ -100,7 +110,7 @@ func main() {
 			os.Exit(code)
 		}
 		left = deadline - time.Since(start)
-		if left < inProcessMin {
+		if left < inProcessNeeds(len(payload)) {
 			// No answer in time (the daemon hangs or died, or it took the
 			// payload too slowly: it is busy), and no time to decide here:
 			// answer without a decision, and hand the hook to a process of

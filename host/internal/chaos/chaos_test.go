@@ -364,7 +364,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 		}
 		if len(hits) != 1 {
 			lost++
-			t.Errorf("%s (%d MiB, deadline %v, %v): %d events hold its last issue, want 1", o.marker, o.mib, o.deadline, o.took.Round(time.Millisecond), len(hits))
+			t.Errorf("%s (%d MiB, deadline %v, %v): %d events hold its last issue, want 1; stderr %q", o.marker, o.mib, o.deadline, o.took.Round(time.Millisecond), len(hits), o.stderr)
 		}
 		if m := pointer.FindStringSubmatch(o.stdout); m != nil {
 			pointers++

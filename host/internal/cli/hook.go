@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -51,7 +50,7 @@ func runHook(ctx context.Context, env Env, args []string) int {
 // the payload meanwhile: if the daemon cannot finish the hook, it runs
 // here (done false, payload the input read).
 func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) {
-	payload, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
+	payload, err := hook.ReadPayload(env.Stdin)
 	if err != nil || len(payload) > hook.MaxInput || env.Getenv("CTXHOOK_NO_DAEMON") != "" {
 		return payload, false
 	}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,5 +39,36 @@ func TestReadOwnFile(t *testing.T) {
 	files := readFiles([]string{plain, link})
 	if files[0].Content != "the saved result" || files[0].Bytes != 16 || files[1].Error == "" {
 		t.Errorf("readFiles: %+v", files)
+	}
+}
+
+// TestReadPayload: a payload in a file is read whole into one buffer of
+// its size, one in a pipe whole too, and one larger than MaxInput is
+// read one byte past it (so that it is refused, not cut).
+func TestReadPayload(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{1, 1 << 20, MaxInput + 5} {
+		want := bytes.Repeat([]byte("x"), n)
+		f, err := os.Create(filepath.Join(dir, "p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(want)
+		f.Seek(0, 0)
+		got, err := ReadPayload(f)
+		f.Close()
+		if err != nil || len(got) != min(n, MaxInput+1) || !bytes.Equal(got, want[:len(got)]) {
+			t.Errorf("file of %d bytes: read %d (%v)", n, len(got), err)
+		}
+		if n > 1<<20 {
+			continue
+		}
+		r, w, _ := os.Pipe()
+		go func() { w.Write(want); w.Close() }()
+		got, err = ReadPayload(r)
+		r.Close()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("pipe of %d bytes: read %d (%v)", n, len(got), err)
+		}
 	}
 }
