@@ -109,7 +109,7 @@ bench: build ## Go benchmarks, whole-process hook timings (warm, cold, 8 paralle
 	  { echo "(context-mode not timed: see above)"; set --; }; \
 	  echo "$(GO) run ./host/internal/daemon/hookbench -bin bin $$*"; \
 	  $(GO) run ./host/internal/daemon/hookbench -bin bin "$$@"
-	CTXHOOK_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
+	CTXHOOK_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 
 check: test ## alias
 

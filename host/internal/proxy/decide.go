@@ -82,6 +82,7 @@ func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...an
 func (d *decider) decide(ctx context.Context, event string, payload []byte) (string, error) {
 	id := d.self + "-" + strconv.FormatUint(d.seq.Add(1), 10)
 	if d.useD && d.daemonUp() {
+		d.awaitSpawned()
 		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
 		wait := 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second
 		a, err := d.daemon.Ask(abi.HarnessMCPProxy, event, env, payload, wait)
@@ -94,6 +95,28 @@ func (d *decider) decide(ctx context.Context, event string, payload []byte) (str
 		d.daemonDown()
 	}
 	return d.decideLocal(ctx, event, payload, id)
+}
+
+// spawnWait bounds how long a decision waits for a daemon this proxy
+// started to open its socket.
+const spawnWait = 2 * time.Second
+
+// awaitSpawned waits for the socket of a daemon this proxy started
+// moments ago, which is loading the plugin: loading it here as well, on
+// the same cores, made the first tools/call after install wait for both
+// (and three proxies started together for four loads).
+func (d *decider) awaitSpawned() {
+	d.dmu.Lock()
+	since := d.spawned
+	d.dmu.Unlock()
+	if since.IsZero() {
+		return
+	}
+	for until := since.Add(spawnWait); time.Now().Before(until); time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(d.paths.Socket()); err == nil {
+			return
+		}
+	}
 }
 
 func (d *decider) daemonUp() bool {

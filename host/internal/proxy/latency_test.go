@@ -159,3 +159,62 @@ func searchable(t *testing.T, home, marker string) bool {
 	hits, err := st.Search(store.ParseQuery(marker), store.SearchOptions{})
 	return err == nil && len(hits) > 0
 }
+
+// TestProxyFirstAnswer measures what a user waits for when the agent
+// starts its servers just after `ctxhook install`: the time from starting
+// the server (directly, or `ctxhook proxy` in front of it) to the first
+// tools/call's answer, initialize included. Each round uses a new home
+// with its own compilation cache, warmed by install, and no daemon yet
+// (the proxy starts it); one proxy alone, then three at once. A
+// benchmark, not a timed test: it reports the ratios to the direct
+// server (run by `make bench`).
+func TestProxyFirstAnswer(t *testing.T) {
+	if os.Getenv("CTXHOOK_BENCH") == "" {
+		t.Skip("set CTXHOOK_BENCH=1 (make bench)")
+	}
+	first := func(env []string, args ...string) time.Duration {
+		t0 := time.Now()
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = env
+		client := mcp.NewClient(&mcp.Implementation{Name: "first", Version: "1"}, nil)
+		s, err := client.Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if _, err := s.CallTool(context.Background(), &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"bytes": 6000}}); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(t0)
+	}
+	var direct, alone, three []time.Duration
+	for r := 0; r < 5; r++ {
+		home := t.TempDir()
+		os.MkdirAll(filepath.Join(home, "config"), 0o700)
+		os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\n"), 0o600)
+		env := append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+home, "HOME="+home, "CTXHOOK_NO_DAEMON=")
+		if out, err := exec.Command("sh", "-c", `PROXY_TEST_ROLE=proxy CTXHOOK_HOME="$1" HOME="$1" "$2" install claude-code`, "sh", home, os.Args[0]).CombinedOutput(); err != nil {
+			t.Fatalf("install: %v\n%s", err, out)
+		}
+		serverEnv := append(os.Environ(), "PROXY_TEST_ROLE=server")
+		proxyArgs := []string{"proxy", "--name", "wf", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}
+		direct = append(direct, first(serverEnv))
+		alone = append(alone, first(env, proxyArgs...))
+		stopDaemons(t, home)
+		// Three at once, no daemon running: each is timed.
+		direct = append(direct, first(serverEnv))
+		times := make(chan time.Duration, 3)
+		for range 3 {
+			go func() { times <- first(env, proxyArgs...) }()
+		}
+		for range 3 {
+			three = append(three, <-times)
+		}
+		stopDaemons(t, home)
+	}
+	d := pct(direct, 50)
+	fmt.Printf("first tools/call answer after install (initialize included), 5 rounds:\n")
+	fmt.Printf("  direct server         p50 %8v\n", d)
+	fmt.Printf("  proxy, alone          p50 %8v  max %8v  (%.2fx direct p50)\n", pct(alone, 50), pct(alone, 100), float64(pct(alone, 50))/float64(d))
+	fmt.Printf("  proxy, three at once  p50 %8v  max %8v  (%.2fx direct p50, max %.2fx)\n", pct(three, 50), pct(three, 100), float64(pct(three, 50))/float64(d), float64(pct(three, 100))/float64(d))
+}
