@@ -187,7 +187,7 @@ func TestProxyFirstAnswer(t *testing.T) {
 		}
 		return time.Since(t0)
 	}
-	var direct, alone, three []time.Duration
+	var direct, alone, warm, three []time.Duration
 	for r := 0; r < 5; r++ {
 		home := t.TempDir()
 		os.MkdirAll(filepath.Join(home, "config"), 0o700)
@@ -200,6 +200,7 @@ func TestProxyFirstAnswer(t *testing.T) {
 		proxyArgs := []string{"proxy", "--name", "wf", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}
 		direct = append(direct, first(serverEnv))
 		alone = append(alone, first(env, proxyArgs...))
+		warm = append(warm, first(env, proxyArgs...)) // its daemon still runs
 		stopDaemons(t, home)
 		// Three at once, no daemon running: each is timed.
 		direct = append(direct, first(serverEnv))
@@ -216,5 +217,6 @@ func TestProxyFirstAnswer(t *testing.T) {
 	fmt.Printf("first tools/call answer after install (initialize included), 5 rounds:\n")
 	fmt.Printf("  direct server         p50 %8v\n", d)
 	fmt.Printf("  proxy, alone          p50 %8v  max %8v  (%.2fx direct p50)\n", pct(alone, 50), pct(alone, 100), float64(pct(alone, 50))/float64(d))
+	fmt.Printf("  proxy, daemon running p50 %8v  max %8v  (%.2fx direct p50)\n", pct(warm, 50), pct(warm, 100), float64(pct(warm, 50))/float64(d))
 	fmt.Printf("  proxy, three at once  p50 %8v  max %8v  (%.2fx direct p50, max %.2fx)\n", pct(three, 50), pct(three, 100), float64(pct(three, 50))/float64(d), float64(pct(three, 100))/float64(d))
 }
