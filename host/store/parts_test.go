@@ -519,6 +519,9 @@ func TestMigrateFromV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(ro)
+	if n, _, _, err := ro.IndexState(); n != 1 || err != nil {
+		t.Fatalf("index state of the old store: %d events, %v", n, err)
+	}
 	ro.Close()
 
 	s, err := Open(path, Options{})
@@ -526,7 +529,7 @@ func TestMigrateFromV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 5 {
+	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 6 {
 		t.Fatalf("version %d, schema %d", v, SchemaVersion)
 	}
 	check(s)

@@ -755,6 +755,16 @@ func (s *Store) Check() error {
 			return fmt.Errorf("store: integrity: %s (%d)", c.what, n)
 		}
 	}
+	if s.hasCounts() {
+		n, err := s.count(`SELECT count(*) FROM counts WHERE n != CASE name
+			WHEN 'events' THEN (SELECT count(*) FROM events) WHEN 'chunks' THEN (SELECT count(*) FROM chunks) END`, nil)
+		if err != nil {
+			return fmt.Errorf("store: counts: %w", err)
+		}
+		if n != 0 {
+			return fmt.Errorf("store: integrity: row counts other than the rows")
+		}
+	}
 	return nil
 }
 
@@ -790,7 +800,12 @@ func asciiLower(s string) string {
 // event's time: enough to tell whether the index changed, and how fresh
 // it is.
 func (s *Store) IndexState() (events, maxID, newestMS int64, err error) {
-	st, _, err := s.conn.Prepare(`SELECT count(*), coalesce(max(id),0), coalesce(max(ts_ms),0) FROM events`)
+	sql := `SELECT count(*), coalesce(max(id),0), coalesce(max(ts_ms),0) FROM events`
+	if s.hasCounts() {
+		// Each part from an index or the counts: no scan.
+		sql = `SELECT (SELECT n FROM counts WHERE name = 'events'), coalesce((SELECT max(id) FROM events),0), coalesce((SELECT max(ts_ms) FROM events),0)`
+	}
+	st, _, err := s.conn.Prepare(sql)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("store: %w", err)
 	}

@@ -72,7 +72,11 @@ func (s *Store) Enforce(r Retention) (int64, error) {
 			}
 		}
 		if r.MaxEvents > 0 {
-			st, _, err := s.conn.Prepare(`SELECT count(*) FROM events`)
+			countSQL := `SELECT count(*) FROM events`
+			if s.hasCounts() {
+				countSQL = `SELECT n FROM counts WHERE name = 'events'`
+			}
+			st, _, err := s.conn.Prepare(countSQL)
 			if err != nil {
 				return err
 			}

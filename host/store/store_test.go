@@ -330,3 +330,38 @@ func TestApplyOnce(t *testing.T) {
 		t.Fatalf("%d events after two unnamed writes, want 4", st.Events)
 	}
 }
+
+// TestCounts: the row counts IndexState and ChunkCount read follow every
+// insert and delete (events, chunks, a purge of one session), as count(*)
+// would, and Check holds.
+func TestCounts(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "c.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := func(events, chunks int64) {
+		t.Helper()
+		n, _, _, err := s.IndexState()
+		c, cerr := s.ChunkCount()
+		if n != events || c != chunks || err != nil || cerr != nil {
+			t.Fatalf("counts: %d events, %d chunks (%v %v), want %d, %d", n, c, err, cerr, events, chunks)
+		}
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want(0, 0)
+	if _, err := s.Apply([]abi.Event{mcpEvent("a", "one"), mcpEvent("a", "two"), mcpEvent("b", "three")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	chunks := []abi.Chunk{{Session: "a", Harness: "claude-code", Path: "/t.jsonl", Text: "turn one"}, {Session: "a", Harness: "claude-code", Path: "/t.jsonl", Text: "turn two"}}
+	if err := s.ApplyChunks("/t.jsonl", chunks, 100, 1000); err != nil {
+		t.Fatal(err)
+	}
+	want(3, 2)
+	if _, err := s.Purge(PurgeFilter{Session: "a"}, false, false); err != nil {
+		t.Fatal(err)
+	}
+	want(1, 0)
+}
