@@ -24,6 +24,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
@@ -259,29 +260,10 @@ func full() string {
 // daemon's lock makes racing spawners harmless: all but one exit at once.
 func spawnDaemon() { startDetached([]string{"daemon"}, nil, nil) }
 
-// startDetached starts the ctxhook binary with args in its own session,
-// with extra on top of this environment, stdin in (nil: /dev/null),
-// stdout and stderr /dev/null, and its working directory / (it must not
-// keep the project directory busy), and leaves it.
+// startDetached starts the ctxhook binary with args, extra on top of
+// this environment and stdin in (nil: /dev/null), and leaves it.
 func startDetached(args, extra []string, in *os.File) error {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	if in == nil {
-		in = null
-	}
-	proc, err := os.StartProcess(full(), append([]string{"ctxhook"}, args...), &os.ProcAttr{
-		Dir:   "/",
-		Env:   append(os.Environ(), extra...),
-		Files: []*os.File{in, null, null},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		return err
-	}
-	return proc.Release()
+	return detach.Start(full(), args, append(os.Environ(), extra...), in)
 }
 
 // inProcess replaces this process with `ctxhook hook`, its stdin a

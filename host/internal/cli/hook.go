@@ -8,11 +8,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -69,37 +69,18 @@ func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) 
 // spooled so that it could answer before a big response was indexed.
 // A failure to start it is harmless: the spool waits for the next writer.
 func storeLater() {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return
-	}
-	defer null.Close()
-	startDetached([]string{"io", "replay"}, nil, null)
+	startDetached([]string{"io", "replay"}, nil, nil)
 }
 
-// startDetached starts this binary with args in its own session, stdin
-// in, stdout and stderr /dev/null, its working directory /, and leaves
-// it: nothing of the harness's (a pipe, a directory) is held by it.
+// startDetached starts this binary with args, extra on top of this
+// environment and stdin in (nil: /dev/null), and leaves it: nothing of
+// the harness's (a pipe, a directory) is held by it (package detach).
 func startDetached(args []string, extra []string, in *os.File) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	proc, err := os.StartProcess(self, append([]string{"ctxhook"}, args...), &os.ProcAttr{
-		Dir:   "/",
-		Env:   append(os.Environ(), extra...),
-		Files: []*os.File{in, null, null},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		return err
-	}
-	return proc.Release()
+	return detach.Start(self, args, append(os.Environ(), extra...), in)
 }
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its

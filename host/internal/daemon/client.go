@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/wire"
@@ -137,23 +138,9 @@ func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (hook.Answer, err
 	return a, nil
 }
 
-// Spawn starts `ctxhook daemon` detached from the caller (its own session,
-// no stdio, working directory /). The daemon's lock makes racing spawners
-// harmless: all but one exit at once.
+// Spawn starts `ctxhook daemon` detached from the caller (package
+// detach). The daemon's lock makes racing spawners harmless: all but one
+// exit at once.
 func Spawn(bin string, environ []string) error {
-	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return err
-	}
-	defer null.Close()
-	proc, err := os.StartProcess(bin, []string{"ctxhook", "daemon"}, &os.ProcAttr{
-		Dir:   "/",
-		Env:   environ,
-		Files: []*os.File{null, null, null},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
-	})
-	if err != nil {
-		return err
-	}
-	return proc.Release()
+	return detach.Start(bin, []string{"daemon"}, environ, nil)
 }
