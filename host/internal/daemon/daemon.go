@@ -396,10 +396,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		}
 		<-r.done // being applied: the answer is moments away
 	}
-	if !r.ok {
-		return false, false
-	}
-	return false, answer(conn, r.answer)
+	return false, r.ok && answer(conn, r.answer)
 }
 
 // answer writes a decided hook's answer; it reports whether the
@@ -433,24 +430,23 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	if !r.state.CompareAndSwap(queued, begun) {
 		return a, false
 	}
-	claim := &r.claim
 	if s.eng != nil && (s.calls >= o.Recycle || s.eng.Broken() != nil || s.eng.MemoryBytes() > o.RecycleBytes) {
 		s.close()
 	}
 	if s.eng == nil {
 		s.close()
-		r, err := compiled.Instance(ctx)
+		inst, err := compiled.Instance(ctx)
 		if err != nil {
 			return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 		}
-		eng := hook.NewEngineOn(o.Paths, o.Getenv, r)
+		eng := hook.NewEngineOn(o.Paths, o.Getenv, inst)
 		eng.Persistent = true
 		eng.Deferred = true
 		s.eng, s.calls = eng, 0
 	}
 	s.calls++
 	s.eng.Environ = func() []string { return environ }
-	s.eng.Answered = claim
+	s.eng.Answered = &r.claim
 	// The request's CTXHOOK_* variables win over the daemon's own.
 	s.eng.Getenv = func(k string) string {
 		if v, ok := env[k]; ok {
