@@ -42,9 +42,9 @@ func TestReadOwnFile(t *testing.T) {
 	}
 }
 
-// TestReadPayload: a payload in a file is read whole into one buffer of
-// its size, one in a pipe whole too, and one larger than MaxInput is
-// read one byte past it (so that it is refused, not cut).
+// TestReadPayload: a payload in a file or in memory is read whole into
+// one buffer of its size, one in a pipe whole too, and one larger than
+// MaxInput is read one byte past it (so that it is refused, not cut).
 func TestReadPayload(t *testing.T) {
 	dir := t.TempDir()
 	for _, n := range []int{1, 1 << 20, MaxInput + 5} {
@@ -59,6 +59,10 @@ func TestReadPayload(t *testing.T) {
 		f.Close()
 		if err != nil || len(got) != min(n, MaxInput+1) || !bytes.Equal(got, want[:len(got)]) {
 			t.Errorf("file of %d bytes: read %d (%v)", n, len(got), err)
+		}
+		got, err = ReadPayload(bytes.NewReader(want))
+		if err != nil || len(got) != min(n, MaxInput+1) || !bytes.Equal(got, want[:len(got)]) {
+			t.Errorf("%d bytes in memory: read %d (%v)", n, len(got), err)
 		}
 		if n > 1<<20 {
 			continue

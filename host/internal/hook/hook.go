@@ -619,11 +619,17 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 
 // ReadPayload reads stdin to its end, at most MaxInput+1 bytes. A
 // payload handed on in a file (by the hook client, or a hook at its
-// deadline) is read into one buffer of its size: growing a buffer by
+// deadline), or already in memory (a finisher the daemon could not
+// serve), is read into one buffer of its size: growing a buffer by
 // doubling copied and first-touched a 63 MiB payload several times over,
 // which took over a second on a busy machine, past the half second a
 // hook waits at its deadline for the payload to hand it on.
 func ReadPayload(stdin io.Reader) ([]byte, error) {
+	if r, ok := stdin.(interface{ Len() int }); ok {
+		b := make([]byte, min(r.Len(), MaxInput+1))
+		n, err := io.ReadFull(stdin, b)
+		return b[:n], err
+	}
 	if f, ok := stdin.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 {
 			b := make([]byte, 0, min(fi.Size(), MaxInput)+1)
