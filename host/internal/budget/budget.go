@@ -43,7 +43,7 @@ func Hook(getenv func(string) string) time.Duration {
 const Grace = 500 * time.Millisecond
 
 // HandOn is how long handing a payload of n bytes on takes at most (a
-// file write, at 100 MB/s: slow for a busy disk cache). The hook client
+// copy into a file, a memfd on Linux, at 100 MB/s: generous). The hook client
 // ends its wait for the daemon that much before the deadline, and the
 // daemon answers before the client gives up.
 func HandOn(n int) time.Duration { return time.Duration(n/100) * time.Microsecond }
