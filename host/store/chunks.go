@@ -180,10 +180,6 @@ func (s *Store) SearchChunks(q Query, o SearchOptions) ([]ChunkHit, int, error) 
 
 // ChunkCount returns how many transcript chunks are indexed.
 func (s *Store) ChunkCount() (int64, error) {
-	if s.hasCounts() {
-		n, err := s.count(`SELECT n FROM counts WHERE name = 'chunks'`, nil)
-		return int64(n), err
-	}
 	n, err := s.count(`SELECT count(*) FROM chunks`, nil)
 	return int64(n), err
 }

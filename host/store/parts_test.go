@@ -529,7 +529,7 @@ func TestMigrateFromV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 6 {
+	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 5 {
 		t.Fatalf("version %d, schema %d", v, SchemaVersion)
 	}
 	check(s)

@@ -755,16 +755,6 @@ func (s *Store) Check() error {
 			return fmt.Errorf("store: integrity: %s (%d)", c.what, n)
 		}
 	}
-	if s.hasCounts() {
-		n, err := s.count(`SELECT count(*) FROM counts WHERE n != CASE name
-			WHEN 'events' THEN (SELECT count(*) FROM events) WHEN 'chunks' THEN (SELECT count(*) FROM chunks) END`, nil)
-		if err != nil {
-			return fmt.Errorf("store: counts: %w", err)
-		}
-		if n != 0 {
-			return fmt.Errorf("store: integrity: row counts other than the rows")
-		}
-	}
 	return nil
 }
 
@@ -796,16 +786,18 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
+// indexStateSQL asks for each part on its own, so that each is answered
+// the fast way: the count by walking the smallest index, the maxima from
+// the ends of theirs. Asked in one SELECT over events, the three made
+// SQLite scan the table: about 15 ms over 100,000 events, on every call
+// of the MCP tools (the answer cache asks whether the index changed).
+const indexStateSQL = `SELECT (SELECT count(*) FROM events), coalesce((SELECT max(id) FROM events),0), coalesce((SELECT max(ts_ms) FROM events),0)`
+
 // IndexState returns the number of events, the highest id and the newest
 // event's time: enough to tell whether the index changed, and how fresh
 // it is.
 func (s *Store) IndexState() (events, maxID, newestMS int64, err error) {
-	sql := `SELECT count(*), coalesce(max(id),0), coalesce(max(ts_ms),0) FROM events`
-	if s.hasCounts() {
-		// Each part from an index or the counts: no scan.
-		sql = `SELECT (SELECT n FROM counts WHERE name = 'events'), coalesce((SELECT max(id) FROM events),0), coalesce((SELECT max(ts_ms) FROM events),0)`
-	}
-	st, _, err := s.conn.Prepare(sql)
+	st, _, err := s.conn.Prepare(indexStateSQL)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("store: %w", err)
 	}

@@ -72,11 +72,7 @@ func (s *Store) Enforce(r Retention) (int64, error) {
 			}
 		}
 		if r.MaxEvents > 0 {
-			countSQL := `SELECT count(*) FROM events`
-			if s.hasCounts() {
-				countSQL = `SELECT n FROM counts WHERE name = 'events'`
-			}
-			st, _, err := s.conn.Prepare(countSQL)
+			st, _, err := s.conn.Prepare(`SELECT count(*) FROM events`)
 			if err != nil {
 				return err
 			}

@@ -219,21 +219,7 @@ var migrations = []string{
 	CREATE UNIQUE INDEX event_parts_seq ON event_parts(event_id, field, seq);
 	CREATE VIRTUAL TABLE event_parts_fts USING fts5(body, content='', contentless_delete=1, tokenize='porter unicode61');
 	CREATE VIRTUAL TABLE event_parts_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');`,
-	// Row counts kept by triggers (IndexState): count(*) over 100,000
-	// events and their chunks cost about 20 ms, on every call of the MCP
-	// tools (the answer cache asks whether the index changed), half of an
-	// uncached search and nearly all of a cached one.
-	`CREATE TABLE counts(name TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
-	INSERT INTO counts SELECT 'events', count(*) FROM events;
-	INSERT INTO counts SELECT 'chunks', count(*) FROM chunks;
-	CREATE TRIGGER events_counted AFTER INSERT ON events BEGIN UPDATE counts SET n = n + 1 WHERE name = 'events'; END;
-	CREATE TRIGGER events_uncounted AFTER DELETE ON events BEGIN UPDATE counts SET n = n - 1 WHERE name = 'events'; END;
-	CREATE TRIGGER chunks_counted AFTER INSERT ON chunks BEGIN UPDATE counts SET n = n + 1 WHERE name = 'chunks'; END;
-	CREATE TRIGGER chunks_uncounted AFTER DELETE ON chunks BEGIN UPDATE counts SET n = n - 1 WHERE name = 'chunks'; END;`,
 }
-
-// hasCounts: the store keeps its row counts (schema 6).
-func (s *Store) hasCounts() bool { return s.version >= 6 }
 
 // SchemaVersion is the user_version a fully migrated store has.
 var SchemaVersion = len(migrations)

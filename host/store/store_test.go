@@ -331,9 +331,9 @@ func TestApplyOnce(t *testing.T) {
 	}
 }
 
-// TestCounts: the row counts IndexState and ChunkCount read follow every
-// insert and delete (events, chunks, a purge of one session), as count(*)
-// would, and Check holds.
+// TestCounts: the counts IndexState and ChunkCount give follow every
+// insert and delete (events, chunks, a purge of one session), and Check
+// holds.
 func TestCounts(t *testing.T) {
 	s, err := Open(filepath.Join(t.TempDir(), "c.db"), Options{})
 	if err != nil {
