@@ -315,6 +315,12 @@ func (p *proxy) serverLine(line []byte) {
 	}
 }
 
+// brokenAnswer is the error a request gets when the server's answer to
+// it is not JSON.
+func brokenAnswer(id json.RawMessage) []byte {
+	return errorResponse(id, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+}
+
 func (p *proxy) garbage(line []byte) {
 	p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
 }
@@ -335,7 +341,7 @@ func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 		if len(env.ID) > 0 && env.Method == "" && json.Valid(env.ID) {
 			if pd := p.take(idKey(env.ID)); pd != nil {
 				pd.timer.Stop()
-				return errorResponse(env.ID, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+				return brokenAnswer(env.ID)
 			}
 		}
 		return nil
@@ -351,14 +357,14 @@ func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 	if !pd.isCall {
 		if !json.Valid(m) {
 			p.garbage(m)
-			return errorResponse(env.ID, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+			return brokenAnswer(env.ID)
 		}
 		return m
 	}
 	rewritten, err := p.decide(abi.ProxyResponse, m, pd.request)
 	if err != nil && !json.Valid(m) {
 		p.garbage(m)
-		return errorResponse(env.ID, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
+		return brokenAnswer(env.ID)
 	}
 	if err == nil {
 		if rewritten != nil {
