@@ -128,3 +128,24 @@ func TestKeptConnectionDoesNotHoldTheDaemon(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestExitsWhenSocketGone: a daemon whose socket was removed (its
+// CTXHOOK_HOME deleted) can be reached by nobody, and exits at its next
+// check instead of at its idle time.
+func TestExitsWhenSocketGone(t *testing.T) {
+	home := shortHome(t)
+	p, cancel, done := runDaemon(t, home, 8*time.Second) // checks every 2 s
+	defer cancel()
+	start := time.Now()
+	if err := os.Remove(p.Socket()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(6 * time.Second):
+		t.Fatalf("the daemon still ran %v after its socket was removed (idle time 8 s)", time.Since(start).Round(time.Second))
+	}
+}

@@ -150,6 +150,25 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer compiled.Close(context.Background())
+	// The first instance is made before the socket opens: its first
+	// request (a session's first hook, a proxy's first tools/call) would
+	// otherwise wait for it.
+	pool := make(chan *slot, o.Instances)
+	for range o.Instances {
+		pool <- &slot{}
+	}
+	defer func() {
+		close(pool)
+		for s := range pool {
+			s.close()
+		}
+	}()
+	first := <-pool
+	err = first.fill(ctx, compiled, o)
+	pool <- first
+	if err != nil {
+		return err
+	}
 	os.Remove(sock) // a stale socket of a dead daemon (we hold the lock)
 	old := syscall.Umask(0o077)
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
@@ -160,17 +179,8 @@ func Run(ctx context.Context, o Options) error {
 	ln.SetUnlinkOnClose(true)
 	defer ln.Close()
 	os.Chmod(sock, 0o600)
+	mine, _ := os.Lstat(sock)
 
-	pool := make(chan *slot, o.Instances)
-	for i := 0; i < o.Instances; i++ {
-		pool <- &slot{}
-	}
-	defer func() {
-		close(pool)
-		for s := range pool {
-			s.close()
-		}
-	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
@@ -191,6 +201,12 @@ func Run(ctx context.Context, o Options) error {
 				mu.Unlock()
 				if since > o.Idle {
 					o.Log("idle, exiting")
+					cancel()
+				} else if now, err := os.Lstat(sock); mine != nil && (err != nil || !os.SameFile(mine, now)) {
+					// Its directory was removed (a deleted CTXHOOK_HOME) or
+					// another daemon took the name: nobody can reach this one.
+					o.Log("socket gone, exiting")
+					ln.SetUnlinkOnClose(false) // the name may be another's now
 					cancel()
 				} else if since > o.IdleTrim && !trimmed {
 					trimmed = true
@@ -268,6 +284,22 @@ const KeepIdle = 60 * time.Second
 type slot struct {
 	eng   *hook.Engine
 	calls int
+}
+
+// fill gives the slot an instance if it has none.
+func (s *slot) fill(ctx context.Context, compiled *runner.Compiled, o Options) error {
+	if s.eng != nil {
+		return nil
+	}
+	inst, err := compiled.Instance(ctx)
+	if err != nil {
+		return err
+	}
+	eng := hook.NewEngineOn(o.Paths, o.Getenv, inst)
+	eng.Persistent = true
+	eng.Deferred = true
+	s.eng, s.calls = eng, 0
+	return nil
 }
 
 func (s *slot) close() {
@@ -433,16 +465,8 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	if s.eng != nil && (s.calls >= o.Recycle || s.eng.Broken() != nil || s.eng.MemoryBytes() > o.RecycleBytes) {
 		s.close()
 	}
-	if s.eng == nil {
-		s.close()
-		inst, err := compiled.Instance(ctx)
-		if err != nil {
-			return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
-		}
-		eng := hook.NewEngineOn(o.Paths, o.Getenv, inst)
-		eng.Persistent = true
-		eng.Deferred = true
-		s.eng, s.calls = eng, 0
+	if err := s.fill(ctx, compiled, o); err != nil {
+		return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 	}
 	s.calls++
 	s.eng.Environ = func() []string { return environ }
