@@ -238,8 +238,10 @@ func TestBigDeadlineChaos(t *testing.T) {
 	home, hookEnv, p := newHome(t, "cxb")
 
 	// As a user starts: install compiles the plugin for this machine.
+	// Without the daemon install would start: the test starts its own,
+	// with its log kept.
 	install := exec.Command(filepath.Join(bin, "ctxhook"), "install", "claude-code")
-	install.Env = hookEnv
+	install.Env = append(hookEnv, "CTXHOOK_NO_DAEMON=1")
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("install: %v\n%s", err, out)
 	}

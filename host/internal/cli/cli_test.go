@@ -10,10 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -474,5 +476,45 @@ func TestJSONString(t *testing.T) {
 		if got := `"` + out.String() + `"`; got != strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(string(want), `\u003c`, "<"), `\u003e`, ">"), `\u0026`, "&") {
 			t.Fatalf("pieces of %d: %s, want %s", size, got, want)
 		}
+	}
+}
+
+// TestInstallStartsDaemon: install starts the daemon, so the first session
+// after it finds the plugin loaded; not with CTXHOOK_NO_DAEMON, and not
+// when install runs on an environment other than its process's own (an
+// embedding caller: see startDaemon).
+func TestInstallStartsDaemon(t *testing.T) {
+	e := newEnv(t)
+	home := e.vars["CTXHOOK_HOME"]
+	t.Cleanup(func() { homeprocs.KillDaemons(home) })
+	p, _ := paths.Resolve(e.get)
+	if out, _, _ := e.run(t, nil, "install", "claude-code"); strings.Contains(out, "Started the ctxhook daemon") {
+		t.Fatalf("an in-process install with its own environment started a daemon:\n%s", out)
+	}
+	e.run(t, nil, "uninstall", "claude-code")
+	e.vars["CTXHOOK_NO_DAEMON"] = "1"
+	out, errs, code := e.proc(t, nil, "install", "claude-code")
+	if code != 0 || strings.Contains(out, "Started the ctxhook daemon") {
+		t.Fatalf("install with CTXHOOK_NO_DAEMON: %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(p.Socket()); err == nil {
+		t.Fatal("a daemon socket exists after install with CTXHOOK_NO_DAEMON")
+	}
+	e.proc(t, nil, "uninstall", "claude-code")
+	delete(e.vars, "CTXHOOK_NO_DAEMON")
+	out, errs, code = e.proc(t, nil, "install", "claude-code")
+	if code != 0 || !strings.Contains(out, "Started the ctxhook daemon") {
+		t.Fatalf("install: %d\n%s%s", code, out, errs)
+	}
+	for end := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(p.Socket()); err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("no daemon socket a minute after install")
+		}
+	}
+	if n := homeprocs.KillDaemons(home); n != 1 {
+		t.Errorf("%d daemons ran for the home after install, want 1", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
+	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -173,6 +174,9 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	// and the daemon run (without interruptible calls) and the one a
 	// proxy or a hook finished late runs when no daemon answers.
 	warmPlugin(ctx, env, p.WasmCache())
+	if startDaemon(env, p) {
+		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
+	}
 	fmt.Fprintf(w, "\nCaptured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s:\n", p.Config)
 	fmt.Fprintln(w, "  [servers.<name>]\n  relay = true")
@@ -207,6 +211,31 @@ func warmPlugin(ctx context.Context, env Env, cache string) {
 	if d := time.Since(start); d > time.Second {
 		fmt.Fprintf(env.Stdout, "Compiled the plugin for this machine in %.1fs (once).\n", d.Seconds())
 	}
+}
+
+// startDaemon starts the daemon that hooks and proxies ask for their
+// decisions, unless one runs or CTXHOOK_NO_DAEMON is set: loading the
+// plugin takes a daemon a few hundred milliseconds on a busy machine,
+// and a harness that starts its first session right after install would
+// otherwise wait for it in its first hook or proxied MCP server. The
+// daemon is started only with this process's own environment: a caller
+// that resolves its paths from other variables (an embedding program)
+// would have a daemon serve the wrong directories.
+func startDaemon(env Env, p paths.Paths) bool {
+	if env.Getenv("CTXHOOK_NO_DAEMON") != "" {
+		return false
+	}
+	if own, err := paths.Resolve(os.Getenv); err != nil || own != p {
+		return false
+	}
+	if _, err := os.Stat(p.Socket()); err == nil {
+		return false
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	return daemon.Spawn(self, os.Environ()) == nil
 }
 
 func runUninstall(ctx context.Context, env Env, args []string) int {

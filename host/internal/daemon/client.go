@@ -71,6 +71,20 @@ func (c *Client) Ask(harness, event string, environ []string, payload []byte, wa
 	return a, nil
 }
 
+// Connect opens a connection to the daemon and keeps it for the next
+// request, and reports whether it could: a proxy calls it as it starts,
+// so that its first decision finds the connection made, or knows at
+// once that the daemon must be started (a socket file left by a daemon
+// that was killed accepts no connection).
+func (c *Client) Connect(wait time.Duration) bool {
+	cc, err := c.dial(wait)
+	if err != nil {
+		return false
+	}
+	c.put(cc)
+	return true
+}
+
 // Close closes the kept connections.
 func (c *Client) Close() {
 	c.mu.Lock()

@@ -64,7 +64,7 @@ func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...an
 	// tools/call waits for a decision.
 	go func() {
 		if d.useD {
-			if _, err := os.Stat(p.Socket()); err != nil {
+			if !d.daemon.Connect(time.Second) {
 				d.spawn()
 			}
 			return
@@ -112,8 +112,9 @@ func (d *decider) awaitSpawned() {
 	if since.IsZero() {
 		return
 	}
+	// The daemon's socket is new: one found older is a killed daemon's.
 	for until := since.Add(spawnWait); time.Now().Before(until); time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(d.paths.Socket()); err == nil {
+		if fi, err := os.Lstat(d.paths.Socket()); err == nil && !fi.ModTime().Before(since.Truncate(time.Second)) {
 			return
 		}
 	}
