@@ -47,13 +47,14 @@ type decider struct {
 	downUntil time.Time // the daemon did not answer: decide in-process until then
 	spawned   time.Time
 
-	mu       sync.Mutex // one in-process decision at a time
-	compiled *runner.Compiled
-	local    *hook.Engine
-	kick     chan struct{}
-	stop     context.CancelFunc
-	writer   chan struct{}
-	warn     func(kind, format string, a ...any)
+	mu         sync.Mutex // one in-process decision at a time
+	compiled   *runner.Compiled
+	local      *hook.Engine
+	localCalls int // decisions of local so far
+	kick       chan struct{}
+	stop       context.CancelFunc
+	writer     chan struct{}
+	warn       func(kind, format string, a ...any)
 }
 
 func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...any)) *decider {
@@ -96,6 +97,10 @@ func (d *decider) decide(ctx context.Context, event string, payload []byte) (str
 	}
 	return d.decideLocal(ctx, event, payload, id)
 }
+
+// recycleCalls is how many decisions an in-process instance makes before
+// it is replaced (the daemon's default too).
+const recycleCalls = 1000
 
 // spawnWait bounds how long a decision waits for a daemon this proxy
 // started to open its socket.
@@ -170,8 +175,11 @@ func (d *decider) decideLocal(ctx context.Context, event string, payload []byte,
 		d.warn("replaced", "plugin instance replaced after: %v", b)
 		d.local.Close(context.Background())
 		d.local = nil
-	} else if d.local.MemoryBytes() > 64<<20 {
-		d.local.Close(context.Background()) // one big result: its memory back now
+	} else if d.localCalls++; d.local.MemoryBytes() > 64<<20 || d.localCalls >= recycleCalls {
+		// One big result: its memory back now. Every recycleCalls calls
+		// in any case, as the daemon does: what a guest or its runtime
+		// keeps between calls can never grow without bound.
+		d.local.Close(context.Background())
 		d.local = nil
 	}
 	select {
@@ -216,7 +224,7 @@ func (d *decider) ensureLocal(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("plugin unavailable: %w", err)
 	}
-	d.local = hook.NewEngineOn(d.paths, d.o.Getenv, r)
+	d.local, d.localCalls = hook.NewEngineOn(d.paths, d.o.Getenv, r), 0
 	d.local.Persistent, d.local.Deferred = true, true
 	return nil
 }

@@ -52,6 +52,9 @@ type stepArgs struct {
 	// many bytes to it.
 	Mark string `json:"mark,omitempty"`
 	Pad  int    `json:"pad,omitempty"`
+	// Issues adds a tracker's JSON search result of about that many
+	// bytes, secrets in it (bigpayload.Issues).
+	Issues int `json:"issues,omitempty"`
 }
 type bigArgs struct {
 	Bytes int    `json:"bytes"`
@@ -95,6 +98,9 @@ func newServer() *mcp.Server {
 		}
 		token = next()
 		text := fmt.Sprintf("step %d done: check WF-%03d passed %s", a.N, a.N, a.Mark) + strings.Repeat("p", a.Pad)
+		if a.Issues > 0 {
+			text += " " + bigpayload.Issues(a.Issues, fmt.Sprintf("step%d", a.N))
+		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}},
 			Meta: mcp.Meta{"session_token": token}}, nil, nil
 	})
