@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +82,14 @@ type Server struct {
 	opts  Options
 	mu    sync.Mutex
 	cache map[string]cached
+
+	// One read-only connection serves every call, one call at a time:
+	// opening the store costs more than a search. It is opened again when
+	// the file at DB is another one (purged and recreated) or a read
+	// fails.
+	stMu   sync.Mutex
+	st     *store.Store
+	stFile os.FileInfo
 }
 
 type cached struct {
@@ -127,15 +136,24 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 	answer func(st *store.Store, out *Out) (string, error)) (*mcp.CallToolResult, Out, error) {
 	start := time.Now()
 	var out Out
-	st, err := store.Open(s.opts.DB, store.Options{ReadOnly: true})
+	s.stMu.Lock()
+	defer s.stMu.Unlock()
+	st := s.store()
 	idx := indexState{}
-	if err == nil {
-		defer st.Close()
-		idx, err = readIndex(st)
-		if err != nil {
-			return nil, out, fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
+	if st != nil {
+		var err error
+		if idx, err = readIndex(st); err != nil {
+			s.dropStore()
+			if st = s.store(); st == nil {
+				return nil, out, fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
+			}
+			if idx, err = readIndex(st); err != nil {
+				s.dropStore()
+				return nil, out, fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
+			}
 		}
 	}
+	var err error
 	key := name + "\x00" + fmt.Sprintf("%#v", in)
 	s.mu.Lock()
 	hit, ok := s.cache[key]
@@ -189,6 +207,38 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 		Meta:    mcp.Meta{"ctxhook": m},
 	}
 	return res, out, nil
+}
+
+// store returns the kept connection, opened again if the file at DB is
+// not the one it was opened on; nil when there is no store yet.
+func (s *Server) store() *store.Store {
+	fi, err := os.Stat(s.opts.DB)
+	if err != nil {
+		s.dropStore()
+		return nil
+	}
+	if s.st != nil && os.SameFile(fi, s.stFile) {
+		return s.st
+	}
+	s.dropStore()
+	st, err := store.Open(s.opts.DB, store.Options{ReadOnly: true})
+	if err != nil {
+		return nil
+	}
+	s.st, s.stFile = st, fi
+	// Answers cached from another file: a new one may have the same
+	// index version (as many events, the same largest id).
+	s.mu.Lock()
+	clear(s.cache)
+	s.mu.Unlock()
+	return st
+}
+
+func (s *Server) dropStore() {
+	if s.st != nil {
+		s.st.Close()
+		s.st, s.stFile = nil, nil
+	}
 }
 
 // essentials is the text line every answer starts with.

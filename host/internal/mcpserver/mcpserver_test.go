@@ -506,3 +506,58 @@ func TestBigBodyTimings(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptStore: one connection serves the calls, sees what a writer
+// adds, and is opened again when the store file is replaced (purged and
+// created anew) or removed.
+func TestKeptStore(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "ctxhook.db")
+	write := func(text string) {
+		st, err := store.Open(db, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		e := corpus()[0]
+		e.Text, e.Response, e.Key = text, `[{"type":"text","text":"`+text+`"}]`, "e"+strings.Repeat("1", 15)+text[:1]
+		if _, err := st.Apply([]abi.Event{e}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("alpha zebra-first")
+	srv := New(Options{DB: db, Version: "test", Now: func() time.Time { return now }})
+	ct, sst := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := srv.MCP().Connect(ctx, sst, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	total := func(q string) float64 {
+		_, out := callTool(t, cs, "search", map[string]any{"query": q})
+		m, _ := out["meta"].(map[string]any)
+		n, _ := m["results_total"].(float64)
+		return n
+	}
+	if total("zebra-first") != 1 {
+		t.Fatal("first event not found")
+	}
+	kept := srv.st
+	write("beta zebra-second") // a writer adds to the same file
+	if total("zebra-second") != 1 || srv.st != kept {
+		t.Fatalf("the kept connection did not see the new event, or was not kept")
+	}
+	os.Remove(db)
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	if total("zebra-first") != 0 || srv.st != nil {
+		t.Fatal("a removed store still answered")
+	}
+	write("gamma zebra-third") // a new file at the same path
+	if total("zebra-third") != 1 || total("zebra-first") != 0 {
+		t.Fatal("the new store file was not read")
+	}
+}
