@@ -43,12 +43,21 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
-unit: adapters ## unit, conformance and differential tests (Go, then the JS adapters on Node)
+unit: adapters ## unit, conformance and differential tests (Go, then the JS adapters on Node and Bun)
 	$(GO) test -count=1 ./...
 	$(MAKE) js
 
-js: build adapters ## the JS adapters' tests: conformance corpus, OpenCode loader, Agent SDK callbacks
+# The same tests run on Node and on the Bun release OpenCode embeds, which
+# `make adapters` installs from npm (an optional dependency, pinned in
+# adapters/package-lock.json) where a build exists.
+BUN = adapters/node_modules/@oven/bun-linux-x64/bin/bun
+
+js: build adapters ## the JS adapters' tests (on Node, then on Bun): conformance corpus, daemon path, OpenCode loader, Agent SDK callbacks
 	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) NODE_NO_WARNINGS=1 node --test core/test/ opencode/test/ agent-sdk/test/
+	@if [ -x $(BUN) ]; then \
+	  echo "cd adapters && $(CURDIR)/$(BUN) test --timeout 120000 ./core/test/ ./opencode/test/ ./agent-sdk/test/"; \
+	  cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) $(CURDIR)/$(BUN) test --timeout 120000 ./core/test/ ./opencode/test/ ./agent-sdk/test/; \
+	else echo "no Bun build for this platform: the JS adapters were tested on Node only"; fi
 
 adapters: adapters/node_modules/.package-lock.json ## install the JS adapters' one dependency (@extism/extism)
 adapters/node_modules/.package-lock.json: adapters/package-lock.json

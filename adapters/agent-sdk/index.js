@@ -3,8 +3,9 @@
 // The SDK hands its callbacks the same input objects Claude Code gives
 // command hooks, and reads back the same JSON, so each callback passes its
 // input to ctxhook's plugin.wasm as a "claude-code" payload and returns the
-// plugin's answer as the hook output. The plugin is loaded once, on the
-// first call. A failure returns {} (no opinion): the agent goes on.
+// plugin's answer as the hook output: the ctxhook daemon's when it runs,
+// else the plugin's in-process (@ctxhook/core). The plugin is loaded once,
+// on the first call. A failure returns {} (no opinion): the agent goes on.
 //
 //   import { query } from "@anthropic-ai/claude-agent-sdk";
 //   import { ctxhookHooks } from "@ctxhook/agent-sdk";
@@ -26,7 +27,7 @@ const EVENTS = {
 
 /**
  * ctxhookHooks returns an Options.hooks object for query().
- * @param {object} [opts] { wasm, ctxhook, env, log, timeout (seconds, default 30), merge (existing hooks to keep) }
+ * @param {object} [opts] { wasm, ctxhook, env, log, daemon (false: always in-process), timeout (seconds, default 30), merge (existing hooks to keep) }
  */
 export function ctxhookHooks(opts = {}) {
   let host;

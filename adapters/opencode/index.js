@@ -12,9 +12,11 @@
 //     is replaced by its head and a pointer, and text for the model is
 //     appended, both in output.content, which OpenCode renders after the
 //     hook. Built-in tools get the text in output.output.
-// Effects (state, captured events) go through `ctxhook io` into the same
-// store as every other adapter. A failure never reaches OpenCode: the
-// call goes on as if ctxhook were not installed.
+// Each hook is decided by the ctxhook daemon when it runs (@ctxhook/core
+// asks it first), else in-process, its effects (state, captured events)
+// then going through `ctxhook io`: into the same store as every other
+// adapter's either way. A failure never reaches OpenCode: the call goes
+// on as if ctxhook were not installed.
 import { Host } from "@ctxhook/core";
 
 // Filled in by `ctxhook install opencode` with the paths it installed.
@@ -45,7 +47,7 @@ function parseAnswer(stdout) {
 
 /**
  * The OpenCode plugin. Options (from opencode.json "plugin": [["@ctxhook/opencode", {...}]])
- * override the paths: { wasm, ctxhook }.
+ * override the paths, { wasm, ctxhook }, and may turn the daemon off: { daemon: false }.
  */
 export const CtxhookPlugin = async (ctx, options = {}) => {
   let host;

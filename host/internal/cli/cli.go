@@ -48,7 +48,7 @@ func init() {
 		{"install", "<harness> [--user|--project] [--dry-run]", "wire ctxhook's hooks into a harness", runInstall},
 		{"uninstall", "<harness> [--user|--project] [--dry-run]", "remove exactly what install added", runUninstall},
 		{"doctor", "<harness>", "check what is wired and what is not", runDoctor},
-		{"io", "load <key>... | apply", "state and store access for in-process hosts (JS loaders)", runIO},
+		{"io", "load <key>... | apply | socket", "state and store access for in-process hosts (JS loaders)", runIO},
 		{"demo", "[--keep]", "replay a bundled recorded session through the real hooks", runDemo},
 		{"version", "", "print version information", runVersion},
 	}

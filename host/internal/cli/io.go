@@ -5,24 +5,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
 
 // runIO serves hosts that run plugin.wasm in their own process (the
 // OpenCode loader, the Claude Agent SDK adapter): they decide in-process
 // and come here for ctxhook's state files and store, so what they capture
 // lands where `ctxhook search` looks. Answers are one JSON object.
+//
+// They may also ask this binary's daemon instead (io socket): one round
+// trip on a kept connection, where load and apply cost a process each.
 func runIO(ctx context.Context, env Env, args []string) int {
 	const help = `Usage: ctxhook io load <key>...    print {"config": {...}, "state": {...}}, with
                                     "state_error" when state cannot be read
                                     and "warnings" when the config is bad
        ctxhook io apply             read a plugin's effects (a JSON array, or a
                                     HandleResponse) on stdin and apply them;
-                                    print {"event_ids": [...], "warnings": [...]}
+                                    print {"event_ids": [...], "warnings": [...]};
+                                    with CTXHOOK_REQUEST_ID set, its events are
+                                    stored once however often it is applied
+       ctxhook io socket            print {"socket": ..., "handshake": ...,
+                                    "wasm_sha256": ..., "daemon_bin": ...}: where
+                                    this binary's daemon listens, the build id
+                                    its requests must start with, the sha256 of
+                                    the plugin.wasm it runs, and the binary to
+                                    start it with ("daemon_bin daemon")
        ctxhook io replay            store what waits in the spool (big
                                     responses a hook spooled to answer sooner)
 
@@ -70,7 +85,7 @@ answer whenever the request itself was understood.
 			}
 			effects = resp.Effects
 		}
-		res := hook.Apply(p, effects)
+		res := hook.Apply(p, effects, env.Getenv("CTXHOOK_REQUEST_ID"))
 		if res.StoreLater {
 			storeLater()
 		}
@@ -84,6 +99,9 @@ answer whenever the request itself was understood.
 		}
 		enc.Encode(map[string]any{"event_ids": ids, "warnings": warnings, "spooled": res.Spooled})
 		return 0
+	case "socket":
+		enc.Encode(socketInfo(p))
+		return 0
 	case "replay":
 		st, err := store.Open(p.DB(), store.Options{})
 		if err != nil {
@@ -96,4 +114,15 @@ answer whenever the request itself was understood.
 	}
 	fmt.Fprintf(env.Stderr, "ctxhook: io: unknown request %q\n\n%s", args[0], help)
 	return 2
+}
+
+// socketInfo is what a host needs to ask the daemon itself (io socket).
+// A host that runs a plugin.wasm other than wasm_sha256 must not: the
+// daemon would decide with other code than its own in-process fallback.
+func socketInfo(p paths.Paths) map[string]string {
+	bin, err := os.Executable()
+	if err != nil {
+		bin = "ctxhook" // on PATH, as the JS host's default
+	}
+	return map[string]string{"socket": p.Socket(), "handshake": daemon.BuildID(), "wasm_sha256": wasmsum.SHA256, "daemon_bin": bin}
 }

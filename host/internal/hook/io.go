@@ -29,10 +29,21 @@ func ReadState(p paths.Paths, keys []string) (map[string]string, error) {
 
 // Apply carries out effects a plugin returned to another host, exactly as
 // a hook process does: state under the lock, events to the store or the
-// spool. The result lists the stored event ids and any warnings.
-func Apply(p paths.Paths, effects []abi.Effect) Result {
+// spool. The result lists the stored event ids and any warnings. request
+// names the hook (CTXHOOK_REQUEST_ID), or is "": a host that asked the
+// daemon first and decides in-process after all gives both the same
+// name, so the events are stored once if the daemon stored them too.
+func Apply(p paths.Paths, effects []abi.Effect, request string) Result {
 	var res Result
 	e := &Engine{Paths: p}
+	if request != "" {
+		e.Getenv = func(k string) string {
+			if k == "CTXHOOK_REQUEST_ID" {
+				return request
+			}
+			return ""
+		}
+	}
 	var keys []string
 	for _, eff := range effects {
 		if eff.Op == abi.OpSetState {
