@@ -1,8 +1,10 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ncruces/go-sqlite3"
 )
 
 // BenchmarkApply is one hook's store write: one ~6 KB event in its own
@@ -175,4 +178,94 @@ func BenchmarkIndexState100k(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkSearchNative100k times the 100,000-event searches side by
+// side with native SQLite (the C library through cgo, built from
+// bench/nativesqlite, a module of its own) running the same statements on
+// the same file: each query's statements are captured from this store
+// with SQLite's statement trace (bound values expanded), then both sides
+// run 20 rounds of the queries. It reports both p50s and their ratio;
+// skipped when the native tool cannot be built (no C compiler).
+func BenchmarkSearchNative100k(b *testing.B) {
+	native := filepath.Join(b.TempDir(), "nativesqlite")
+	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", native, ".")
+	build.Dir = "../../bench/nativesqlite"
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Skipf("native SQLite not timed: cannot build bench/nativesqlite: %v\n%s", err, out)
+	}
+	s := corpus100k(b)
+	defer s.Close()
+	queries := []string{"CVX-42424", "tr-2fb6e", "webhook signature mismatch", "handler7.go", "goroutine panic",
+		"consumer lag eu-west-2", "svc17", "throttled upstream", "CVX-99999", "retry"}
+	var plan [][]string
+	var cur []string
+	if err := s.conn.Trace(sqlite3.TRACE_STMT, func(_ sqlite3.TraceEvent, a1, _ any) error {
+		if st, ok := a1.(*sqlite3.Stmt); ok {
+			cur = append(cur, st.ExpandedSQL())
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for _, q := range queries {
+		cur = nil
+		if _, _, err := s.SearchTotal(ParseQuery(q), SearchOptions{Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		plan = append(plan, cur)
+	}
+	s.conn.Trace(0, nil)
+	planFile := filepath.Join(b.TempDir(), "plan.json")
+	pj, _ := json.Marshal(plan)
+	os.WriteFile(planFile, pj, 0o600)
+	const rounds = 20
+	for b.Loop() {
+		var goTimes, nativeTimes []time.Duration
+		for range rounds {
+			for _, q := range queries {
+				start := time.Now()
+				if _, _, err := s.SearchTotal(ParseQuery(q), SearchOptions{Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				goTimes = append(goTimes, time.Since(start))
+			}
+		}
+		cmd := exec.Command(native, s.path, planFile, fmt.Sprint(rounds))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			b.Fatalf("native SQLite: %v: %s", err, stderr.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var i int
+			var ms float64
+			fmt.Sscan(line, &i, &ms)
+			nativeTimes = append(nativeTimes, time.Duration(ms*float64(time.Millisecond)))
+		}
+		slices.Sort(goTimes)
+		slices.Sort(nativeTimes)
+		g, n := goTimes[len(goTimes)/2], nativeTimes[len(nativeTimes)/2]
+		b.ReportMetric(float64(g.Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(n.Microseconds())/1000, "native-p50-ms")
+		b.ReportMetric(float64(g)/float64(n), "x-native")
+		b.Logf("%s; statements per query: %d-%d", strings.TrimSpace(stderr.String()), minLen(plan), maxLen(plan))
+	}
+}
+
+func minLen(p [][]string) int {
+	m := len(p[0])
+	for _, x := range p {
+		m = min(m, len(x))
+	}
+	return m
+}
+
+func maxLen(p [][]string) int {
+	m := 0
+	for _, x := range p {
+		m = max(m, len(x))
+	}
+	return m
 }
