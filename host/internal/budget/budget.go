@@ -4,6 +4,7 @@
 package budget
 
 import (
+	"errors"
 	"strconv"
 	"time"
 )
@@ -28,13 +29,22 @@ const Late = 2 * time.Minute
 // set by whichever process hands it on: the hook command or the client.
 const EnvLate = "CTXHOOK_HOOK_LATE"
 
+// MaxHook bounds a budget from CTXHOOK_HOOK_DEADLINE_MS: no harness waits
+// longer for a hook, and a larger value (9223372036854 ms overflowed a
+// Duration) must not turn into a deadline in the past.
+const MaxHook = 10 * time.Minute
+
 // Hook is the budget: CTXHOOK_HOOK_DEADLINE_MS when it is a positive
-// number of milliseconds, else Default.
+// number of milliseconds (at most MaxHook), else Default.
 func Hook(getenv func(string) string) time.Duration {
-	if ms, err := strconv.Atoi(getenv("CTXHOOK_HOOK_DEADLINE_MS")); err == nil && ms > 0 {
-		return time.Duration(ms) * time.Millisecond
+	ms, err := strconv.ParseInt(getenv("CTXHOOK_HOOK_DEADLINE_MS"), 10, 64)
+	if errors.Is(err, strconv.ErrRange) && ms > 0 {
+		return MaxHook
 	}
-	return Default
+	if err != nil || ms <= 0 {
+		return Default
+	}
+	return time.Duration(min(ms, MaxHook.Milliseconds())) * time.Millisecond
 }
 
 // Grace is how long past its deadline a hook still takes the rest of a

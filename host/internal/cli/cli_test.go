@@ -518,3 +518,20 @@ func TestInstallStartsDaemon(t *testing.T) {
 		t.Errorf("%d daemons ran for the home after install, want 1", n)
 	}
 }
+
+// TestHugeDeadline: a deadline too large for a Duration is the longest
+// one (budget.MaxHook), not one in the past: the hook answers and stores.
+func TestHugeDeadline(t *testing.T) {
+	e := newEnv(t)
+	for _, v := range []string{"9223372036854", "99999999999999999999"} {
+		e.vars["CTXHOOK_HOOK_DEADLINE_MS"] = v
+		out, errs, code := e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+		if code != 0 || errs != "" || (out != "" && !json.Valid([]byte(out))) {
+			t.Fatalf("CTXHOOK_HOOK_DEADLINE_MS=%s: code %d stdout %q stderr %q", v, code, out, errs)
+		}
+	}
+	out, _, _ := e.proc(t, nil, "stats", "--json")
+	if !strings.Contains(out, `"events": 2,`) {
+		t.Fatalf("stats = %s", out)
+	}
+}
