@@ -535,3 +535,13 @@ func TestHugeDeadline(t *testing.T) {
 		t.Fatalf("stats = %s", out)
 	}
 }
+
+// TestProxyHeaderWithoutConfig: --header with no config.toml was a panic
+// (a nil map); now the proxy runs and ends with its client.
+func TestProxyHeaderWithoutConfig(t *testing.T) {
+	e := newEnv(t)
+	_, errs, code := e.run(t, nil, "proxy", "--name", "jira", "--url", "http://127.0.0.1:9/mcp", "--header", "A: b")
+	if code != 0 || strings.Contains(errs, "panic") {
+		t.Fatalf("proxy --header without config.toml: code %d\n%s", code, errs)
+	}
+}

@@ -118,9 +118,10 @@ func Parse(text string) (abi.Config, error) {
 // ([servers.<name>] headers = {...}), with ${VAR} replaced from getenv, so
 // that secrets can stay in the environment rather than in the file.
 func ServerHeaders(path, name string, getenv func(string) string) (map[string]string, error) {
+	out := map[string]string{} // the caller adds its --header values
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return out, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
@@ -129,7 +130,6 @@ func ServerHeaders(path, name string, getenv func(string) string) (map[string]st
 	if _, err := toml.Decode(string(b), &f); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	out := map[string]string{}
 	for k, v := range f.Servers[name].Headers {
 		out[k] = ExpandEnv(v, getenv)
 	}
