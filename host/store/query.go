@@ -90,3 +90,27 @@ func (q Query) trigramTerms() []string {
 func quote(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 }
+
+// Check reports a query that cannot be searched for: ErrEmptyQuery or
+// ErrQueryTooLong.
+func (q Query) Check() error {
+	if q.Empty() {
+		return ErrEmptyQuery
+	}
+	if q.tooLong() {
+		return ErrQueryTooLong
+	}
+	return nil
+}
+
+// tooLong reports a query past MaxQueryBytes or MaxQueryTerms.
+func (q Query) tooLong() bool {
+	if len(q.Terms) > MaxQueryTerms {
+		return true
+	}
+	n := 0
+	for _, t := range q.Terms {
+		n += len(t) + 1
+	}
+	return n > MaxQueryBytes
+}

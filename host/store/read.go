@@ -147,6 +147,19 @@ type Hit struct {
 // ErrEmptyQuery is returned when a query has no terms.
 var ErrEmptyQuery = errors.New("store: empty query")
 
+// A query is bounded: every term costs a lookup in each index and its
+// parts, and a 500 KB query ran SQLite out of memory (a panic in the
+// MCP server, which cut the agent off from it). Longer ones are refused
+// with ErrQueryTooLong, which names the limits.
+const (
+	MaxQueryBytes = 4096
+	MaxQueryTerms = 64
+)
+
+// ErrQueryTooLong is returned for a query past MaxQueryBytes or
+// MaxQueryTerms.
+var ErrQueryTooLong = fmt.Errorf("store: query too long: at most %d bytes and %d terms", MaxQueryBytes, MaxQueryTerms)
+
 // rrfK is the reciprocal-rank-fusion constant: results ranked by both
 // indexes rise, and neither index's raw BM25 scale dominates.
 const rrfK = 60
@@ -261,6 +274,9 @@ func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	r := ranking{scores: map[int64]float64{}, parts: map[int64]int64{}}
 	if q.Empty() {
 		return r, ErrEmptyQuery
+	}
+	if q.tooLong() {
+		return r, ErrQueryTooLong
 	}
 	pool := o.Limit * 5
 	filtered := o.Session != "" || o.Server != "" || o.Category != "" || o.SinceMS != 0 || o.UntilMS != 0

@@ -365,3 +365,25 @@ func TestCounts(t *testing.T) {
 	}
 	want(1, 0)
 }
+
+// TestQueryBounds: a query past MaxQueryBytes or MaxQueryTerms is refused
+// with ErrQueryTooLong (a 500 KB one ran SQLite out of memory); one at
+// the limits is searched.
+func TestQueryBounds(t *testing.T) {
+	s := open(t)
+	for _, tt := range []struct {
+		q    string
+		want error
+	}{
+		{strings.Repeat("a", 500<<10), ErrQueryTooLong},
+		{strings.Repeat("ab ", MaxQueryTerms+1), ErrQueryTooLong},
+		{strings.Repeat("ab ", MaxQueryTerms), nil},
+		{strings.Repeat("a", MaxQueryBytes-1), nil},
+		{"", ErrEmptyQuery},
+	} {
+		_, _, err := s.SearchTotal(ParseQuery(tt.q), SearchOptions{})
+		if !errors.Is(err, tt.want) {
+			t.Errorf("query of %d bytes: %v, want %v", len(tt.q), err, tt.want)
+		}
+	}
+}

@@ -545,3 +545,14 @@ func TestProxyHeaderWithoutConfig(t *testing.T) {
 		t.Fatalf("proxy --header without config.toml: code %d\n%s", code, errs)
 	}
 }
+
+// TestSearchQueryTooLong: a 500 KB query is a usage error naming the
+// limit, not a panic.
+func TestSearchQueryTooLong(t *testing.T) {
+	e := newEnv(t)
+	e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+	_, errs, code := e.run(t, nil, "search", strings.Repeat("a", 500<<10))
+	if code != 2 || !strings.Contains(errs, "at most 4096 bytes and 64 terms") || strings.Contains(errs, "panic") {
+		t.Fatalf("search with a 500 KB query: code %d\n%.300s", code, errs)
+	}
+}

@@ -33,6 +33,10 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 	if *limit < 1 || *limit > 200 {
 		return fail(env, "--limit must be between 1 and 200, not %d", *limit)
 	}
+	if errors.Is(q.Check(), store.ErrQueryTooLong) {
+		fmt.Fprintf(env.Stderr, "ctxhook: search: the query is too long: at most %d bytes and %d terms\n", store.MaxQueryBytes, store.MaxQueryTerms)
+		return 2
+	}
 	st, code := openStore(env)
 	if st == nil {
 		return code

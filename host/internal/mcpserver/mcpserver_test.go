@@ -224,6 +224,8 @@ func TestErrors(t *testing.T) {
 		{"search", map[string]any{"query": "x", "limit": 100000}, "between 1 and 50"},
 		{"search", map[string]any{"query": "x", "since": "yesterday"}, "is not a time"},
 		{"search", map[string]any{}, "query"},
+		{"search", map[string]any{"query": strings.Repeat("a", 500<<10)}, "at most 4096 bytes and 64 terms"},
+		{"search", map[string]any{"query": strings.Repeat("ab ", 65)}, "at most 4096 bytes and 64 terms"},
 		{"get_event", map[string]any{"id": 999}, "no event 999"},
 		{"get_event", map[string]any{"id": "enope"}, "no event enope"},
 		{"get_event", map[string]any{"id": 1.5}, "positive event id"},

@@ -57,6 +57,9 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	if q.Empty() {
 		return nil, SearchOut{}, errors.New("query is empty: pass the words, identifiers or paths to look for")
 	}
+	if q.Check() != nil {
+		return nil, SearchOut{}, fmt.Errorf("query too long: at most %d bytes and %d terms; search for its most distinctive words or identifiers", store.MaxQueryBytes, store.MaxQueryTerms)
+	}
 	limit, err := checkLimit(in.Limit, DefaultLimit, MaxLimit)
 	if err != nil {
 		return nil, SearchOut{}, err
