@@ -556,3 +556,37 @@ func TestSearchQueryTooLong(t *testing.T) {
 		t.Fatalf("search with a 500 KB query: code %d\n%.300s", code, errs)
 	}
 }
+
+// TestTerminalSafeOutput: escape sequences in a captured response (a
+// clipboard write, a window title, clear screen, a C1 CSI) are printed
+// visibly by search and show, and kept as they are by --json.
+func TestTerminalSafeOutput(t *testing.T) {
+	e := newEnv(t)
+	var p map[string]any
+	json.Unmarshal(read(t, "hook-PostToolUse.json"), &p)
+	hostile := "zebraterm \x1b]52;c;ZWNobyBvd25lZA==\x07 \x1b]0;owned\x07 \x1b[2J\x1b[H \u009b31m done"
+	p["tool_response"] = []map[string]string{{"type": "text", "text": hostile}}
+	payload, _ := json.Marshal(p)
+	if _, errs, code := e.proc(t, payload, "hook", "claude-code", "PostToolUse"); code != 0 || errs != "" {
+		t.Fatalf("hook: %d %s", code, errs)
+	}
+	for _, args := range [][]string{{"search", "zebraterm"}, {"show", "1"}} {
+		out, errs, code := e.proc(t, nil, args...)
+		if code != 0 || !strings.Contains(out, "zebraterm") {
+			t.Fatalf("%v: %d %q %s", args, code, out, errs)
+		}
+		if strings.ContainsAny(out, "\x1b\x07\u009b") {
+			t.Errorf("%v printed control characters raw: %q", args, out)
+		}
+		if !strings.Contains(out, `\x1b]52;c;`) {
+			t.Errorf("%v does not show the escape visibly: %q", args, out)
+		}
+	}
+	out, _, _ := e.proc(t, nil, "show", "--json", "1")
+	var ev struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal([]byte(out), &ev); err != nil || !strings.Contains(ev.Text, "\x1b]52;c;") {
+		t.Errorf("show --json did not keep the bytes (%v): %.300q", err, out)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/termsafe"
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
@@ -76,24 +77,28 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 		}
 		return writeJSON(env, out)
 	}
+	// Snippets are captured text, which is hostile: escape sequences in it
+	// are printed visibly, not run by the terminal.
+	w := termsafe.New(env.Stdout)
+	defer w.Flush()
 	if len(hits) == 0 && len(turns) == 0 {
-		fmt.Fprintf(env.Stdout, "no events match %q\n", strings.Join(q.Terms, " "))
+		fmt.Fprintf(w, "no events match %q\n", strings.Join(q.Terms, " "))
 		return 0
 	}
 	for _, h := range hits {
 		e := h.Event
-		fmt.Fprintf(env.Stdout, "#%-5d %s  %-9s %-32s session %s\n       %s\n",
+		fmt.Fprintf(w, "#%-5d %s  %-9s %-32s session %s\n       %s\n",
 			e.ID, time.UnixMilli(e.TimeMS).Format("2006-01-02 15:04:05"), e.Category, label(e), shortID(e.Session), h.Snippet)
 	}
 	if len(turns) > 0 {
-		fmt.Fprintln(env.Stdout, "\nTranscript turns:")
+		fmt.Fprintln(w, "\nTranscript turns:")
 	}
 	for _, h := range turns {
 		c := h.Chunk
-		fmt.Fprintf(env.Stdout, "#c%-4d %s  %-9s %-32s session %s\n       %s\n",
+		fmt.Fprintf(w, "#c%-4d %s  %-9s %-32s session %s\n       %s\n",
 			c.ID, time.UnixMilli(c.TimeMS).Format("2006-01-02 15:04:05"), store.CategoryTranscript, c.Harness, shortID(c.Session), h.Snippet)
 	}
-	fmt.Fprintf(env.Stdout, "\n%s. In full: ctxhook show <id>\n", plural(int64(len(hits)+len(turns)), "result", "results"))
+	fmt.Fprintf(w, "\n%s. In full: ctxhook show <id>\n", plural(int64(len(hits)+len(turns)), "result", "results"))
 	return 0
 }
 

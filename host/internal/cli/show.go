@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxhook/ctxhook/host/internal/termsafe"
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
@@ -51,7 +52,9 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		}
 		return 0
 	}
-	w := env.Stdout
+	// Captured text is hostile: escape sequences are printed visibly.
+	w := termsafe.New(env.Stdout)
+	defer w.Flush()
 	fmt.Fprintf(w, "event      #%d", e.ID)
 	if e.Key != "" {
 		fmt.Fprintf(w, " (key %s)", e.Key)
@@ -216,7 +219,8 @@ func showChunk(env Env, idText string, asJSON bool) int {
 	if asJSON {
 		return writeJSON(env, c)
 	}
-	w := env.Stdout
+	w := termsafe.New(env.Stdout)
+	defer w.Flush()
 	fmt.Fprintf(w, "turn       #c%d\n", c.ID)
 	fmt.Fprintf(w, "time       %s\n", time.UnixMilli(c.TimeMS).Format(time.RFC3339))
 	fmt.Fprintf(w, "session    %s (%s)\n", c.Session, c.Harness)
