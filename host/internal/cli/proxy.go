@@ -24,6 +24,7 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 	name := flags.String("name", "", "the server's name, as in [servers.<name>] of config.toml (required)")
 	session := flags.String("session", "", "session id for state and events (default: random per connection)")
 	timeout := flags.Duration("timeout", 10*time.Minute, "how long a request may wait for the server before the client gets an error")
+	maxMiB := flags.Int("max-message", proxy.DefaultMaxMessage>>20, "the largest message passed either way, in MiB (at most the default); a longer answer becomes an error for its request")
 	url := flags.String("url", "", "a streamable-HTTP MCP endpoint to stand in for, instead of a command")
 	var headers headerFlags
 	flags.Var(&headers, "header", "an HTTP header for --url, 'Name: value' (repeatable); ${VAR} is read from the environment; [servers.NAME] headers in config.toml too")
@@ -62,7 +63,11 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 	if *timeout <= 0 {
 		return fail(env, "--timeout must be positive")
 	}
-	return proxy.Run(ctx, proxy.Options{Name: *name, Command: command, URL: *url, Headers: hdr, Session: *session, Timeout: *timeout,
+	if *maxMiB < 1 || *maxMiB > proxy.DefaultMaxMessage>>20 {
+		fmt.Fprintf(env.Stderr, "ctxhook: proxy: --max-message must be between 1 and %d (MiB), not %d\n", proxy.DefaultMaxMessage>>20, *maxMiB)
+		return 2
+	}
+	return proxy.Run(ctx, proxy.Options{Name: *name, Command: command, URL: *url, Headers: hdr, Session: *session, Timeout: *timeout, MaxMessage: *maxMiB << 20,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv})
 }
 

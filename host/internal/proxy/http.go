@@ -1,10 +1,10 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -33,7 +33,39 @@ type httpUpstream struct {
 
 func newHTTPUpstream(p *proxy) *httpUpstream {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &httpUpstream{p: p, client: &http.Client{}, ctx: ctx, cancel: cancel}
+	u := &httpUpstream{p: p, ctx: ctx, cancel: cancel}
+	u.client = &http.Client{CheckRedirect: u.redirect}
+	return u
+}
+
+// redirect follows at most 10 redirects, and one to another host
+// without the proxy's own headers: Go drops Authorization and cookies
+// there by itself, not an X-Api-Key or any other header the user gave
+// for this server.
+func (u *httpUpstream) redirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	if req.URL.Host != via[0].URL.Host {
+		for k := range u.p.o.Headers {
+			req.Header.Del(k)
+		}
+	}
+	return nil
+}
+
+// scrub removes the values of the proxy's own headers from text the
+// server sent back (an error page that echoes the request): they are the
+// user's credentials, and the text goes to the model and to stderr.
+func (u *httpUpstream) scrub(text string) string {
+	for _, v := range u.p.o.Headers {
+		for _, secret := range []string{v, strings.TrimSpace(strings.TrimPrefix(v, "Bearer "))} {
+			if len(secret) >= 8 {
+				text = strings.ReplaceAll(text, secret, "[REDACTED]")
+			}
+		}
+	}
+	return text
 }
 
 func (u *httpUpstream) request(ctx context.Context, method string, body []byte) (*http.Request, error) {
@@ -88,17 +120,22 @@ func (u *httpUpstream) post(m []byte) {
 	}
 	if resp.StatusCode >= 300 {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		u.fail(env, fmt.Sprintf("MCP server answered HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b))))
+		u.fail(env, fmt.Sprintf("MCP server answered HTTP %d: %s", resp.StatusCode, u.scrub(strings.TrimSpace(string(b)))))
 		return
 	}
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "text/event-stream":
-		readEvents(resp.Body, u.deliver)
+		readEvents(resp.Body, u.p.o.MaxMessage, u.deliver, u.p.serverTooLong)
 	default:
-		b, err := io.ReadAll(resp.Body)
+		b, err := io.ReadAll(io.LimitReader(resp.Body, int64(u.p.o.MaxMessage)+1))
 		if err != nil {
 			u.fail(env, err.Error())
+			return
+		}
+		if len(b) > u.p.o.MaxMessage {
+			n, _ := io.Copy(io.Discard, resp.Body)
+			u.p.serverTooLong(b[:64<<10], int64(len(b))+n)
 			return
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
@@ -141,7 +178,7 @@ func (u *httpUpstream) listen() {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusOK {
-		readEvents(resp.Body, u.deliver)
+		readEvents(resp.Body, u.p.o.MaxMessage, u.deliver, u.p.serverTooLong)
 	}
 }
 
@@ -186,30 +223,41 @@ func (u *httpUpstream) close() {
 }
 
 // readEvents calls fn with the data of every server-sent event.
-func readEvents(r io.Reader, fn func([]byte)) {
-	br := bufio.NewReaderSize(r, 1<<20)
+func readEvents(r io.Reader, max int, fn func([]byte), tooLong func(head []byte, size int64)) {
 	var data bytes.Buffer
+	var size int64 // of the event's data, kept or not
 	flush := func() {
-		if d := bytes.TrimSpace(data.Bytes()); len(d) > 0 {
+		if size > int64(max) {
+			tooLong(data.Bytes(), size)
+		} else if d := bytes.TrimSpace(data.Bytes()); len(d) > 0 {
 			fn(bytes.Clone(d))
 		}
 		data.Reset()
+		size = 0
 	}
-	for {
-		line, err := br.ReadBytes('\n')
+	scanLines(r, max, func(line []byte) {
 		l := bytes.TrimRight(line, "\r\n")
 		switch {
-		case len(l) == 0 && len(line) > 0:
+		case len(l) == 0:
 			flush()
 		case bytes.HasPrefix(l, []byte("data:")):
+			d := bytes.TrimPrefix(bytes.TrimPrefix(l, []byte("data:")), []byte(" "))
+			if size > 0 {
+				size++
+			}
+			size += int64(len(d))
+			if size > int64(max) {
+				// Past the limit: only the head (where the id is) is kept.
+				if data.Len() < 64<<10 {
+					data.Write(d[:min(len(d), 64<<10-data.Len())])
+				}
+				return
+			}
 			if data.Len() > 0 {
 				data.WriteByte('\n')
 			}
-			data.Write(bytes.TrimPrefix(bytes.TrimPrefix(l, []byte("data:")), []byte(" ")))
+			data.Write(d)
 		}
-		if err != nil {
-			flush()
-			return
-		}
-	}
+	}, tooLong)
+	flush()
 }

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -47,6 +48,11 @@ type Options struct {
 	// Timeout is how long a request may wait for the server's answer
 	// before the client gets an error (default 10 minutes).
 	Timeout time.Duration
+	// MaxMessage bounds one message (a line) either way, in bytes
+	// (default DefaultMaxMessage): a longer one is discarded as it
+	// arrives and its request answered with an error, so that a server
+	// writing a gigabyte without a newline cannot take the proxy's memory.
+	MaxMessage int
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
@@ -60,7 +66,15 @@ const (
 	// CodeUndecided answers a tools/call whose result the plugin could
 	// not check for a relay token (fail closed).
 	CodeUndecided = -32002
+	// CodeTooLarge answers a request whose answer (or which itself) was
+	// over MaxMessage.
+	CodeTooLarge = -32003
 )
+
+// DefaultMaxMessage is the largest message the proxy passes: what the
+// daemon takes for a decision (budget.MaxInput), less room for the
+// request it is decided with.
+const DefaultMaxMessage = budget.MaxInput - 1<<20
 
 type pending struct {
 	request json.RawMessage
@@ -92,6 +106,9 @@ type proxy struct {
 func Run(ctx context.Context, o Options) int {
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute
+	}
+	if o.MaxMessage <= 0 || o.MaxMessage > DefaultMaxMessage {
+		o.MaxMessage = DefaultMaxMessage
 	}
 	if o.Session == "" {
 		var b [6]byte
@@ -140,17 +157,35 @@ func startStdio(p *proxy) (*stdioUpstream, error) {
 	if u.in, err = u.child.StdinPipe(); err != nil {
 		return nil, err
 	}
-	out, err := u.child.StdoutPipe()
+	out, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
-	if err := u.child.Start(); err != nil {
+	u.child.Stdout = w
+	err = u.child.Start()
+	w.Close()
+	if err != nil {
+		out.Close()
 		return nil, fmt.Errorf("cannot start MCP server %q: %v", p.o.Name, err)
 	}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		readLines(out, p.o.MaxMessage, p.serverLine, p.serverTooLong)
+	}()
 	go func() {
 		defer close(u.done)
-		readLines(out, p.serverLine)
 		err := u.child.Wait()
+		// What the server started may still hold its stdout (a grandchild
+		// in the background): that group is ended, and what the server
+		// wrote before it exited is read for at most two seconds more.
+		syscall.Kill(-u.child.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-read:
+		case <-time.After(2 * time.Second):
+			out.Close()
+			<-read
+		}
 		p.serverGone(fmt.Sprintf("MCP server %q exited (%v)", p.o.Name, exitText(err)))
 	}()
 	return u, nil
@@ -207,17 +242,84 @@ func (p *proxy) warnOnce(kind, format string, a ...any) {
 	}
 }
 
-// readLines calls fn with every newline-delimited message, of any size.
-func readLines(r io.Reader, fn func([]byte)) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		line, err := br.ReadBytes('\n')
+// readLines calls fn with every newline-delimited message of at most max
+// bytes. A longer one is discarded as it arrives (memory stays about max)
+// and tooLong gets its first bytes (up to 64 KiB, where a JSON-RPC id
+// usually is) and its size.
+func readLines(r io.Reader, max int, fn func([]byte), tooLong func(head []byte, size int64)) {
+	scanLines(r, max, func(line []byte) {
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			fn(t)
 		}
+	}, tooLong)
+}
+
+// scanLines is readLines with every line as it came (its newline and
+// blank lines included).
+func scanLines(r io.Reader, max int, fn func([]byte), tooLong func(head []byte, size int64)) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	var parts [][]byte // a line's full buffers so far, copied
+	var size int64
+	var head []byte // set once the line is over max
+	for {
+		chunk, err := br.ReadSlice('\n')
+		size += int64(len(chunk))
+		switch {
+		case head != nil:
+		case size > int64(max):
+			head = joinParts(parts, chunk, 64<<10)
+			parts = nil
+		case err == bufio.ErrBufferFull:
+			parts = append(parts, append([]byte(nil), chunk...))
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if head != nil {
+			tooLong(head, size)
+		} else if size > 0 {
+			fn(joinParts(parts, chunk, max+1))
+		}
+		parts, size, head = nil, 0, nil
 		if err != nil {
 			return
 		}
+	}
+}
+
+// joinParts returns a new slice of parts and then last, at most limit bytes.
+func joinParts(parts [][]byte, last []byte, limit int) []byte {
+	n := len(last)
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, min(n, limit))
+	for _, p := range append(parts, last) {
+		b = append(b, p[:min(len(p), limit-len(b))]...)
+	}
+	return b
+}
+
+// serverTooLong answers the request a server message over MaxMessage was
+// for, when its id can be read from the message's head.
+func (p *proxy) serverTooLong(head []byte, size int64) {
+	p.warnOnce("too-long", "the MCP server wrote a message of %d MiB, over the limit of %d MiB (--max-message); dropped", size>>20, p.o.MaxMessage>>20)
+	env, _ := parseEnvelope(head)
+	if len(env.ID) == 0 || env.Method != "" || !json.Valid(env.ID) {
+		return
+	}
+	if pd := p.take(idKey(env.ID)); pd != nil {
+		pd.timer.Stop()
+		p.toClient(errorResponse(env.ID, CodeTooLarge, fmt.Sprintf("ctxhook proxy: the MCP server's answer is %d MiB, over the proxy's limit of %d MiB (--max-message)", size>>20, p.o.MaxMessage>>20)))
+	}
+}
+
+// clientTooLong answers a client request over MaxMessage with an error:
+// it never reaches the server.
+func (p *proxy) clientTooLong(head []byte, size int64) {
+	p.warnOnce("client-too-long", "the client wrote a message of %d MiB, over the limit of %d MiB (--max-message); dropped", size>>20, p.o.MaxMessage>>20)
+	if env, _ := parseEnvelope(head); len(env.ID) > 0 && env.Method != "" && json.Valid(env.ID) {
+		p.toClient(errorResponse(env.ID, CodeTooLarge, fmt.Sprintf("ctxhook proxy: the request is %d MiB, over the proxy's limit of %d MiB (--max-message)", size>>20, p.o.MaxMessage>>20)))
 	}
 }
 
@@ -231,11 +333,11 @@ func idKey(id json.RawMessage) string {
 
 // fromClient forwards client messages to the server.
 func (p *proxy) fromClient(r io.Reader) {
-	readLines(r, func(line []byte) {
+	readLines(r, p.o.MaxMessage, func(line []byte) {
 		if out := eachMessage(line, p.clientMessage); out != nil {
 			p.toServer(out)
 		}
-	})
+	}, p.clientTooLong)
 }
 
 // eachMessage applies fn to a message, or to each message of a batch
@@ -321,6 +423,13 @@ func brokenAnswer(id json.RawMessage) []byte {
 	return errorResponse(id, CodeServerGone, "ctxhook proxy: the MCP server answered with a line that is not JSON")
 }
 
+// isObject reports whether a valid JSON message is an object: a JSON-RPC
+// message is one, and anything else (123, "str", null) is not passed on.
+func isObject(m []byte) bool {
+	t := bytes.TrimSpace(m)
+	return len(t) > 0 && t[0] == '{'
+}
+
 func (p *proxy) garbage(line []byte) {
 	p.warnOnce("garbage", "the MCP server wrote a line that is not JSON-RPC (%d bytes); dropped", len(line))
 }
@@ -331,7 +440,7 @@ func (p *proxy) garbage(line []byte) {
 func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 	env, ok := parseEnvelope(m)
 	if !ok || len(env.ID) == 0 || env.Method != "" || !json.Valid(env.ID) {
-		if json.Valid(m) {
+		if json.Valid(m) && isObject(m) {
 			return m // notifications and server-to-client requests
 		}
 		p.garbage(m)

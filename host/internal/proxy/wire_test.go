@@ -59,6 +59,21 @@ func rawServer() {
 					out.WriteString(`{"jsonrpc":"2.0","id":` + string(idb) + `,"result":{"content":[{"type":"text","text":"a"}]},"x":tru}` + "\n")
 				}
 				out.Flush()
+			case hasID && method == "scalars/echo":
+				// Valid JSON that is not a JSON-RPC message.
+				out.WriteString("123\n\"str\"\nnull\n[1,2]\n")
+				replies = append(replies, map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"after": "scalars"}})
+			case hasID && method == "huge/echo":
+				// An answer of params.bytes bytes, its id first.
+				n, _ := m["params"].(map[string]any)["bytes"].(float64)
+				idb, _ := json.Marshal(id)
+				out.WriteString(`{"jsonrpc":"2.0","id":` + string(idb) + `,"result":{"x":"`)
+				chunk := strings.Repeat("a", 1<<16)
+				for left := int(n); left > 0; left -= len(chunk) {
+					out.WriteString(chunk[:min(left, len(chunk))])
+				}
+				out.WriteString("\"}}\n")
+				out.Flush()
 			case hasID && strings.HasPrefix(method, "echo"):
 				replies = append(replies, map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{"got": m}})
 			}
@@ -80,9 +95,15 @@ func init() {
 
 // startRawProxy starts the proxy (CTXHOOK_HOME a new directory) in front
 // of rawServer, which logs what it gets to log.
-func startRawProxy(t *testing.T) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, stderr *strings.Builder, log string) {
+func startRawProxy(t *testing.T, flags ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, stderr *strings.Builder, log string) {
 	log = filepath.Join(t.TempDir(), "raw.log")
-	cmd = exec.Command(os.Args[0], "proxy", "--name", "raw", "--", "/usr/bin/env", "PROXY_TEST_ROLE=raw", "RAW_LOG="+log, os.Args[0])
+	cmd, stdin, stdout, stderr = startProxyOf(t, append(flags, "--", "/usr/bin/env", "PROXY_TEST_ROLE=raw", "RAW_LOG="+log, os.Args[0]))
+	return cmd, stdin, stdout, stderr, log
+}
+
+// startProxyOf starts the proxy with args after --name raw.
+func startProxyOf(t *testing.T, args []string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.ReadCloser, stderr *strings.Builder) {
+	cmd = exec.Command(os.Args[0], append([]string{"proxy", "--name", "raw"}, args...)...)
 	cmd.Env = append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+t.TempDir())
 	stdin, _ = cmd.StdinPipe()
 	stdout, _ = cmd.StdoutPipe()
@@ -91,7 +112,7 @@ func startRawProxy(t *testing.T) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return cmd, stdin, stdout, stderr, log
+	return cmd, stdin, stdout, stderr
 }
 
 // TestWirePassthrough sends raw JSON-RPC through the proxy and checks that
