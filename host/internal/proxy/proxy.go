@@ -53,10 +53,10 @@ type Options struct {
 	// arrives and its request answered with an error, so that a server
 	// writing a gigabyte without a newline cannot take the proxy's memory.
 	MaxMessage int
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
-	Getenv  func(string) string
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Stderr     io.Writer
+	Getenv     func(string) string
 }
 
 // Error codes sent to the client when the server cannot answer.

@@ -10,8 +10,8 @@ func TestString(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"plain text\nline two\ttab", "plain text\nline two\ttab"},
 		{"\x1b]52;c;ZWNobyBwd25lZA==\x07", `\x1b]52;c;ZWNobyBwd25lZA==\x07`}, // clipboard write
-		{"\x1b]0;owned\x07title", `\x1b]0;owned\x07title`},               // window title
-		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},                               // clear screen
+		{"\x1b]0;owned\x07title", `\x1b]0;owned\x07title`},                   // window title
+		{"\x1b[2J\x1b[H", `\x1b[2J\x1b[H`},                                   // clear screen
 		{"a\rb\x00c\x7fd", `a\x0db\x00c\x7fd`},
 		{"csi \u009b31m c1", `csi \u009b31m c1`}, // C1 CSI
 		{"é ü ñ 日本 \u00a0", "é ü ñ 日本 \u00a0"},   // letters and U+00A0 stay
