@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -165,5 +166,23 @@ func TestIoApplyStoresARequestOnce(t *testing.T) {
 	e.run(t, effects, "io", "apply")
 	if n := count(); n != 2 {
 		t.Fatalf("%d events after applying it once more without a request id, want 2", n)
+	}
+}
+
+// TestIoApplyIndexesTranscript: an index_transcript effect (a Stop
+// decided in-process by the JS host) has the transcript indexed, as the
+// hook and the daemon do; it was skipped without a word.
+func TestIoApplyIndexesTranscript(t *testing.T) {
+	e := newEnv(t)
+	tr, _ := filepath.Abs("../../../testdata/transcripts/claude-code-2.1.330.jsonl")
+	effects, _ := json.Marshal([]abi.Effect{{Op: abi.OpIndexTranscript, Path: tr, Format: "claude-code",
+		Session: "df40db9a-aa1e-4659-910a-3f5b6272f288", Final: true}})
+	out, errs, code := e.run(t, effects, "io", "apply")
+	if code != 0 || strings.Contains(out, "not indexed") {
+		t.Fatalf("io apply: %d %s %s", code, out, errs)
+	}
+	out, _, _ = e.run(t, nil, "search", "CVX-5909")
+	if !strings.Contains(out, "Transcript turns:") {
+		t.Fatalf("the transcript was not indexed:\n%s", out)
 	}
 }

@@ -1,10 +1,12 @@
 package hook
 
 import (
+	"context"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
+	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -59,5 +61,24 @@ func Apply(p paths.Paths, effects []abi.Effect, request string) Result {
 		res.Warnings = append(res.Warnings, err.Error())
 	}
 	e.apply(&res, sd, unlock, effects)
+	// Transcripts are cut into turns by the plugin: a host that asks for
+	// one to be indexed (a Stop) gets the plugin loaded here for that.
+	for _, eff := range effects {
+		if eff.Op != abi.OpIndexTranscript {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()})
+		if err != nil {
+			res.Warnings = append(res.Warnings, "transcript not indexed: "+err.Error())
+			break
+		}
+		defer r.Close(context.Background())
+		e.runner = r
+		cfg, _ := e.config()
+		e.indexTranscripts(ctx, &res, cfg, effects)
+		break
+	}
 	return res
 }
