@@ -54,6 +54,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@google/gemini-cli", GeminiCLIVersion, "gemini"},
 	{"@openai/codex", CodexVersion, "codex"},
 	{"opencode-ai", OpenCodeVersion, "opencode"},
+	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
 }
 
 func requireE2E(t *testing.T) {
