@@ -9,6 +9,7 @@ package paths
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -53,18 +54,22 @@ func Resolve(getenv func(string) string) (Paths, error) {
 			return Paths{}, errors.New("paths: neither CTXHOOK_HOME nor HOME is set")
 		}
 	}
-	state := getenv("XDG_STATE_HOME")
-	if state == "" {
-		state = filepath.Join(home, ".local", "state")
+	if !filepath.IsAbs(home) {
+		return Paths{}, fmt.Errorf("paths: HOME is not an absolute path (%q)", home)
 	}
-	cfg := getenv("XDG_CONFIG_HOME")
-	if cfg == "" {
-		cfg = filepath.Join(home, ".config")
+	// The XDG base directory specification: a relative path in these
+	// variables is invalid and ignored. Taken as it is, it put the store
+	// in whatever directory a hook ran in (the project) and the daemon's
+	// in the root directory.
+	xdg := func(name string, def ...string) string {
+		if v := getenv(name); filepath.IsAbs(v) {
+			return v
+		}
+		return filepath.Join(append([]string{home}, def...)...)
 	}
-	cache := getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		cache = filepath.Join(home, ".cache")
-	}
+	state := xdg("XDG_STATE_HOME", ".local", "state")
+	cfg := xdg("XDG_CONFIG_HOME", ".config")
+	cache := xdg("XDG_CACHE_HOME", ".cache")
 	return Paths{
 		Data:   filepath.Join(state, "ctxhook"),
 		Cache:  filepath.Join(cache, "ctxhook"),

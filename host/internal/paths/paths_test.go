@@ -18,6 +18,10 @@ func TestResolve(t *testing.T) {
 			Paths{"/s/ctxhook", "/k/ctxhook", "/c/ctxhook/config.toml"}},
 		{"ctxhook home wins", map[string]string{"HOME": "/h", "XDG_STATE_HOME": "/s", "CTXHOOK_HOME": "/x"},
 			Paths{"/x/state", "/x/cache", "/x/config/config.toml"}},
+		// Relative XDG paths are invalid (the specification) and ignored:
+		// taken as they were, the store landed in the hook's directory.
+		{"relative xdg ignored", map[string]string{"HOME": "/h", "XDG_STATE_HOME": "state", "XDG_CONFIG_HOME": "./c", "XDG_CACHE_HOME": "../k"},
+			Paths{"/h/.local/state/ctxhook", "/h/.cache/ctxhook", "/h/.config/ctxhook/config.toml"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,5 +44,11 @@ func TestEnsureDirIgnoresUmask(t *testing.T) {
 	fi, err := os.Stat(dir)
 	if err != nil || fi.Mode().Perm() != 0o700 {
 		t.Fatalf("mode = %v, %v", fi.Mode(), err)
+	}
+}
+
+func TestRelativeHome(t *testing.T) {
+	if _, err := Resolve(func(k string) string { return map[string]string{"HOME": "h"}[k] }); err == nil {
+		t.Fatal("a relative HOME was accepted")
 	}
 }
