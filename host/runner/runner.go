@@ -19,11 +19,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/bigbuf"
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	extism "github.com/extism/go-sdk"
@@ -48,8 +51,13 @@ const DefaultMaxMemoryPages = 16384
 type Options struct {
 	// Wasm is the module; nil means the embedded plugin.Wasm.
 	Wasm []byte
-	// CacheDir holds wazero's compilation cache; "" disables it.
+	// CacheDir holds wazero's compilation cache; "" disables it. Its
+	// entries are native code that is run: a directory another user owns
+	// or may write, or an entry of theirs in it, is not used (package
+	// owned), and Warn says why.
 	CacheDir string
+	// Warn receives a one-line warning (default: stderr).
+	Warn func(string)
 	// CallTimeout bounds each export call (default 2 s), so a guest stuck
 	// in a loop is stopped. It is not free: wazero then checks for
 	// cancellation throughout the guest's code, which measured 7x slower
@@ -168,13 +176,15 @@ func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Durat
 	}
 	cached := false
 	if o.CacheDir != "" {
-		if err := os.MkdirAll(o.CacheDir, 0o700); err == nil {
+		owned.PrivateFiles()
+		if err := os.MkdirAll(o.CacheDir, 0o700); err == nil && safeCache(o) {
 			if cache, err := wazero.NewCompilationCacheWithDir(o.CacheDir); err == nil {
 				rc = rc.WithCompilationCache(cache)
 				cached = true
 			}
 		}
 	}
+	lastCached.Store(cached)
 	// The timeout is per instance (Runner.call sets it per call), so the
 	// manifest carries none.
 	manifest := extism.Manifest{
@@ -193,6 +203,50 @@ func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Durat
 		return nil, 0, fmt.Errorf("runner: compile plugin: %w", err)
 	}
 	return compiled, timeout, nil
+}
+
+// lastCached records whether the last compile used the cache, for the
+// tests that plant entries in it.
+var lastCached atomic.Bool
+
+// LastCompileCached reports whether the most recent compile in this
+// process used the compilation cache.
+func LastCompileCached() bool { return lastCached.Load() }
+
+// safeCache reports whether the compilation cache may be used: the
+// directory is this user's and no one else's (owned.Dir), and so is every
+// entry in it. An unsafe entry in a safe directory (one written under a
+// group-writable umask, or planted while the directory was open to
+// others) cannot be told from a tampered one: the entries are removed and
+// the cache starts again empty. A directory that is not the user's is not
+// touched, and the plugin is compiled in memory.
+func safeCache(o Options) bool {
+	if err := owned.Dir(o.CacheDir); err != nil {
+		warn(o, fmt.Sprintf("ctxhook: not using the compilation cache (%v): the plugin is compiled in memory, which takes longer", err))
+		return false
+	}
+	err := owned.Tree(o.CacheDir, 3)
+	if err == nil {
+		return true
+	}
+	entries, _ := os.ReadDir(o.CacheDir)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(o.CacheDir, e.Name()))
+	}
+	if err2 := owned.Tree(o.CacheDir, 3); err2 != nil {
+		warn(o, fmt.Sprintf("ctxhook: not using the compilation cache (%v): the plugin is compiled in memory, which takes longer", err2))
+		return false
+	}
+	warn(o, fmt.Sprintf("ctxhook: emptied the compilation cache, which held an entry that was not safe to run (%v)", err))
+	return true
+}
+
+func warn(o Options, msg string) {
+	if o.Warn != nil {
+		o.Warn(msg)
+		return
+	}
+	fmt.Fprintln(os.Stderr, msg)
 }
 
 func instance(ctx context.Context, compiled *extism.CompiledPlugin, timeout time.Duration) (*Runner, error) {

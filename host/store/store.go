@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
@@ -64,7 +65,22 @@ func Open(path string, o Options) (*Store, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
-		os.Chmod(dir, 0o700)
+		owned.Tighten(dir)
+	}
+	if err := owned.Dir(dir); err != nil && !os.IsNotExist(err) {
+		return nil, fmt.Errorf("store: refusing %v", err)
+	}
+	// Captured output goes only into a file of this user's alone: a
+	// ctxhook.db another user made first (0666, in a shared CTXHOOK_HOME)
+	// would receive it, and one they can write could feed back what the
+	// agent reads.
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if !o.ReadOnly {
+			owned.TightenFile(path + suffix)
+		}
+		if err := owned.File(path + suffix); err != nil {
+			return nil, fmt.Errorf("store: refusing %v", err)
+		}
 	}
 	flags := sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE
 	if o.ReadOnly {

@@ -387,3 +387,42 @@ func TestQueryBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusesOthersFiles: captured output never goes into a store file
+// another user made first (a 0666 ctxhook.db in a shared directory), nor
+// into a directory others may write; a file of this user's made under a
+// permissive umask is tightened to 0600 and used.
+func TestRefusesOthersFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(dir, 0o700)
+	path := filepath.Join(dir, "ctxhook.db")
+	os.WriteFile(path, nil, 0o666)
+	os.Chmod(path, 0o666)
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("this user's own 0666 store file: %v", err)
+	}
+	s.Close()
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("own store file left %v", fi.Mode().Perm())
+	}
+	os.Chmod(dir, 0o777)
+	if _, err := Open(path, Options{ReadOnly: true}); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("a store in a 0777 directory: %v", err)
+	}
+	os.Chmod(dir, 0o700)
+	if os.Geteuid() != 0 {
+		t.Log("not root: a file of another user is not tried (needs chown)")
+		return
+	}
+	os.Chown(path, 65534, 65534)
+	os.Chmod(path, 0o666)
+	for _, ro := range []bool{false, true} {
+		if _, err := Open(path, Options{ReadOnly: ro}); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+			t.Errorf("a store file of uid 65534 (read-only %v): %v", ro, err)
+		}
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o666 {
+		t.Errorf("another user's file was changed: %v", fi.Mode().Perm())
+	}
+}

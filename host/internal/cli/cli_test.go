@@ -590,3 +590,31 @@ func TestTerminalSafeOutput(t *testing.T) {
 		t.Errorf("show --json did not keep the bytes (%v): %.300q", err, out)
 	}
 }
+
+// TestDoctorNamesUnsafeDirs: a compilation cache others may write, and a
+// data directory of another user's, are named by doctor as things to fix.
+func TestDoctorNamesUnsafeDirs(t *testing.T) {
+	e := newEnv(t)
+	e.vars["XDG_CACHE_HOME"] = "" // this home's own cache
+	p, _ := paths.Resolve(e.get)
+	e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+	os.Chmod(p.WasmCache(), 0o777)
+	out, _, _ := e.run(t, nil, "doctor", "claude-code")
+	if !strings.Contains(out, "FIX   not using the compilation cache") || !strings.Contains(out, "writable by others") {
+		t.Errorf("doctor with a 0777 cache:\n%s", out)
+	}
+	os.Chmod(p.WasmCache(), 0o700)
+	if os.Geteuid() != 0 {
+		return
+	}
+	os.Chown(p.Data, 65534, 65534)
+	out, _, _ = e.run(t, nil, "doctor", "claude-code")
+	if !strings.Contains(out, "owned by uid 65534") || !strings.Contains(out, "hooks cannot store") {
+		t.Errorf("doctor with a data dir of uid 65534:\n%s", out)
+	}
+	// And the hook says so, and answers.
+	_, errs, code := e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+	if code != 0 || !strings.Contains(errs, "owned by uid 65534") {
+		t.Errorf("hook with a data dir of uid 65534: %d %q", code, errs)
+	}
+}

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/install"
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin"
@@ -46,11 +48,30 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		bad("%v", err)
 		return 1
 	}
-	if r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()}); err != nil {
+	var cacheWarn []string
+	if r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache(), Warn: func(s string) { cacheWarn = append(cacheWarn, s) }}); err != nil {
 		bad("plugin does not load: %v", err)
 	} else {
 		r.Close(ctx)
 		okf("plugin loads (%d bytes), compilation cache in %s", len(plugin.Wasm), p.WasmCache())
+	}
+	for _, w := range cacheWarn {
+		bad("%s", strings.TrimPrefix(w, "ctxhook: "))
+	}
+	// Directories another user owns or may write are refused: hooks then
+	// store nothing, or run without the daemon. Only doctor says so at
+	// length.
+	for _, d := range []struct{ dir, what string }{
+		{p.Data, "hooks cannot store what they capture"},
+		{p.DaemonDir(), "the daemon cannot start (hooks decide in-process, slower)"},
+		{filepath.Dir(p.Socket()), "the daemon cannot start (hooks decide in-process, slower)"},
+	} {
+		if _, err := os.Lstat(d.dir); err != nil {
+			continue
+		}
+		if err := owned.Dir(d.dir); err != nil {
+			bad("%v: %s", err, d.what)
+		}
 	}
 	if cfg, err := config.Load(p.Config); err != nil {
 		bad("%v", err)
@@ -71,7 +92,11 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 	}
 	if st, err := store.Open(p.DB(), store.Options{ReadOnly: true}); err != nil {
-		info("no store yet at %s (created by the first hook)", p.DB())
+		if _, serr := os.Lstat(p.DB()); serr != nil {
+			info("no store yet at %s (created by the first hook)", p.DB())
+		} else {
+			bad("%v", err)
+		}
 	} else {
 		s, err := st.Stats("")
 		st.Close()

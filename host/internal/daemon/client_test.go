@@ -149,3 +149,50 @@ func TestExitsWhenSocketGone(t *testing.T) {
 		t.Fatalf("the daemon still ran %v after its socket was removed (idle time 8 s)", time.Since(start).Round(time.Second))
 	}
 }
+
+// TestRefusesPlantedSocketDir: the socket's fallback directory under the
+// temp dir (a data directory too deep for a socket path) that another
+// user made first, or a symbolic link of theirs in its place, is refused:
+// the daemon does not start (hooks decide in-process) and a link's
+// target is not chmod-ed.
+func TestRefusesPlantedSocketDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the directory is planted as another user (chown)")
+	}
+	deep := filepath.Join(shortHome(t), strings.Repeat("d", 90))
+	p, _ := paths.Resolve(func(k string) string {
+		if k == "CTXHOOK_HOME" {
+			return deep
+		}
+		return ""
+	})
+	sockDir := filepath.Dir(p.Socket())
+	if !strings.HasPrefix(sockDir, os.TempDir()) {
+		t.Fatalf("socket %s is not under the temp dir", p.Socket())
+	}
+	defer os.RemoveAll(sockDir)
+	run := func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return Run(ctx, Options{Paths: p, Getenv: func(string) string { return "" }, Idle: time.Second})
+	}
+	// A directory of another user's.
+	os.RemoveAll(sockDir)
+	os.Mkdir(sockDir, 0o777)
+	os.Chown(sockDir, 65534, 65534)
+	if err := run(); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("a socket dir of uid 65534: %v", err)
+	}
+	// A link of another user's to a directory of ours.
+	os.RemoveAll(sockDir)
+	target := filepath.Join(shortHome(t), "target")
+	os.Mkdir(target, 0o755)
+	os.Symlink(target, sockDir)
+	os.Lchown(sockDir, 65534, 65534)
+	if err := run(); err == nil || !strings.Contains(err.Error(), "symbolic link of uid 65534") {
+		t.Errorf("a socket dir that is a link of uid 65534: %v", err)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the link's target was chmod-ed to %v", fi.Mode().Perm())
+	}
+}

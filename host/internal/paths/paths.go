@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 )
 
 // Paths are the resolved locations. Every directory is created 0700.
@@ -79,11 +81,18 @@ func Resolve(getenv func(string) string) (Paths, error) {
 
 // EnsureDir creates dir (and parents) and forces it to 0700 whatever the
 // umask, since it holds captured tool output.
+//
+// A directory that is not this user's alone is refused (package owned):
+// one another user created first (a shared CTXHOOK_HOME, the socket's
+// fallback under /tmp), a symbolic link of theirs, or one whose parents
+// they can change. It is not chmod-ed either: chmod follows a link to
+// its target.
 func EnsureDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	return os.Chmod(dir, 0o700)
+	owned.Tighten(dir)
+	return owned.Dir(dir)
 }
 
 // DaemonDir holds the daemon's lock and socket (0700).

@@ -1,0 +1,81 @@
+// Package owned checks that what ctxhook loads or writes is the user's
+// alone. Other local users are not trusted (RATIONALE.md, "Whom does
+// ctxhook trust?"): a directory someone else owns or may write can be
+// filled with compiled native code that ctxhook would run, or with files
+// that receive captured tool output. Such a directory is refused, and the
+// caller takes its safe fallback (no compilation cache, no daemon).
+package owned
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Tree checks dir as Dir does and everything under it, at most depth
+// levels down: no symbolic links, each entry owned by this process's
+// effective user and writable by no one else. For a directory whose
+// files are loaded as code (the compilation cache): with dir safe, no one
+// else can add or swap an entry after the check, so one checked before
+// is the one read.
+func Tree(dir string, depth int) error {
+	if err := Dir(dir); err != nil {
+		return err
+	}
+	return walk(dir, depth)
+}
+
+func walk(dir string, depth int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(p)
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // removed meanwhile (by this user: the dir is theirs)
+			}
+			return err
+		}
+		if err := mine(p, fi); err != nil {
+			return err
+		}
+		if fi.IsDir() && depth > 0 {
+			if err := walk(p, depth-1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mine checks one entry: not a link, this user's, writable by no one else.
+func mine(p string, fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link", p)
+	}
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s is owned by uid %d, not by this user (%d)", p, uid, os.Geteuid())
+	}
+	if othersMayWrite(fi) {
+		return fmt.Errorf("%s is writable by others (mode %v)", p, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// File checks an existing file ctxhook is about to open: not a symbolic
+// link, this user's, writable by no one else. A file that does not exist
+// passes (the caller creates it, privately).
+func File(path string) error {
+	fi, err := os.Lstat(path)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return mine(path, fi)
+}
