@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -62,7 +63,9 @@ func Index(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Confi
 }
 
 func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config, readState StateReader, j Job) (chunks int, read int64, done bool, err error) {
-	f, err := os.Open(j.Path)
+	// Opened without waiting (a FIFO named as the transcript stalled every
+	// Stop hook until its deadline) and read only if it is a regular file.
+	f, err := os.OpenFile(j.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, 0, true, nil // not written yet (a session just starting), or gone
 	}
@@ -73,6 +76,9 @@ func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config
 	fi, err := f.Stat()
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("transcripts: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, 0, true, fmt.Errorf("transcripts: %s is not a regular file", j.Path)
 	}
 	off, err := st.TranscriptOffset(j.Path)
 	if err != nil {
