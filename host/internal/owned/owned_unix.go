@@ -61,7 +61,7 @@ func Dir(dir string) error {
 	if int(st.Uid) != os.Geteuid() {
 		return fmt.Errorf("%s is owned by uid %d, not by this user (%d)", abs, st.Uid, os.Geteuid())
 	}
-	if writableByOthers(st.Mode, st.Gid) {
+	if writableByOthers(uint32(st.Mode), st.Gid) {
 		return fmt.Errorf("%s is writable by others (mode %o)", abs, st.Mode&0o777)
 	}
 	for p := filepath.Dir(abs); ; p = filepath.Dir(p) {
@@ -82,7 +82,7 @@ func ancestor(p string) error {
 	if int(st.Uid) != os.Geteuid() && st.Uid != 0 {
 		return fmt.Errorf("%s (above a directory of ctxhook's) is owned by uid %d", p, st.Uid)
 	}
-	if writableByOthers(st.Mode, st.Gid) && st.Mode&syscall.S_ISVTX == 0 {
+	if writableByOthers(uint32(st.Mode), st.Gid) && st.Mode&syscall.S_ISVTX == 0 {
 		return fmt.Errorf("%s (above a directory of ctxhook's) is writable by others (mode %o)", p, st.Mode&0o777)
 	}
 	return nil
