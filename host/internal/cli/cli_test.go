@@ -644,3 +644,37 @@ func TestStopWithFIFOTranscript(t *testing.T) {
 		t.Errorf("stderr does not say why: %q", errs)
 	}
 }
+
+// TestSpoolLeftovers: a spool file that cannot be read back is set aside
+// (.corrupt) with a warning, not retried on every replay; a .tmp a dead
+// writer left (a full disk) is removed once stale; doctor names what was
+// set aside.
+func TestSpoolLeftovers(t *testing.T) {
+	e := newEnv(t)
+	e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse") // the store exists
+	p, _ := paths.Resolve(e.get)
+	os.MkdirAll(p.SpoolDir(), 0o700)
+	bad := filepath.Join(p.SpoolDir(), "1-2-3.jsonl")
+	os.WriteFile(bad, []byte("{\"events\": [not json\n"), 0o600)
+	tmp := filepath.Join(p.SpoolDir(), "4-5-6.jsonl.tmp")
+	os.WriteFile(tmp, nil, 0o600)
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(tmp, old, old)
+	_, errs, code := e.run(t, nil, "io", "replay")
+	if code != 0 || !strings.Contains(errs, "set aside as 1-2-3.jsonl.corrupt") {
+		t.Fatalf("io replay: %d %q", code, errs)
+	}
+	if _, err := os.Stat(bad + ".corrupt"); err != nil {
+		t.Fatalf("the corrupt file was not set aside: %v", err)
+	}
+	if _, err := os.Stat(tmp); err == nil {
+		t.Error("the stale .tmp is still there")
+	}
+	if _, errs, _ := e.run(t, nil, "io", "replay"); errs != "" {
+		t.Errorf("the second replay tried again: %q", errs)
+	}
+	out, _, _ := e.run(t, nil, "doctor", "claude-code")
+	if !strings.Contains(out, "1 spool file(s)") {
+		t.Errorf("doctor does not name the corrupt spool file:\n%s", out)
+	}
+}

@@ -107,6 +107,10 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 	}
 
+	if corrupt, _ := filepath.Glob(filepath.Join(p.SpoolDir(), "*.corrupt")); len(corrupt) > 0 {
+		bad("%d spool file(s) in %s could not be read back and were set aside (*.corrupt, not stored): look at them, then delete them", len(corrupt), p.SpoolDir())
+	}
+
 	fmt.Fprintln(w, "\n"+h.Title)
 	if h.Name == install.OpenCode.Name {
 		doctorOpenCode(env, okf, bad, info)

@@ -107,7 +107,7 @@ answer whenever the request itself was understood.
 		if err != nil {
 			return fail(env, "io replay: %v", err)
 		}
-		n := hook.ReplaySpool(p, st)
+		n := hook.ReplaySpool(p, st, func(w string) { fmt.Fprintln(env.Stderr, "ctxhook: "+w) })
 		st.Close()
 		enc.Encode(map[string]any{"files": n})
 		return 0

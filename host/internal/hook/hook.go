@@ -321,7 +321,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 		}
 	}
 	if err == nil {
-		replaySpool(e.Paths.SpoolDir(), st, replayInline)
+		replaySpool(e.Paths.SpoolDir(), st, replayInline, nil)
 		var ids []int64
 		if ids, err = st.ApplyOnce(store.Batch{Name: e.request()}, events, tallies); err == nil {
 			e.writes++

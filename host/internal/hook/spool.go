@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -165,18 +166,35 @@ func spool(dir string, events []abi.Event, tallies []abi.Effect, request string,
 	if durable {
 		if err := f.Sync(); err != nil {
 			f.Close()
+			os.Remove(name + ".tmp")
 			return err
 		}
 	}
 	if err := f.Close(); err != nil {
+		os.Remove(name + ".tmp")
 		return err
 	}
-	return os.Rename(name+".tmp", name)
+	if err := os.Rename(name+".tmp", name); err != nil {
+		os.Remove(name + ".tmp")
+		return err
+	}
+	return nil
 }
 
 // ReplaySpool moves every spooled event into st and reports how many
 // files it stored. The daemon's writer calls it after each answer.
-func ReplaySpool(p paths.Paths, st *store.Store) int { return replaySpool(p.SpoolDir(), st, 0) }
+// warn, when not nil, is told of each file set aside as corrupt.
+func ReplaySpool(p paths.Paths, st *store.Store, warn func(string)) int {
+	return replaySpool(p.SpoolDir(), st, 0, warn)
+}
+
+// errCorrupt marks a spool file that cannot be read back: it is set
+// aside (renamed .corrupt) rather than tried again on every replay.
+var errCorrupt = errors.New("corrupt spool file")
+
+// staleTmp is how old a spool file still being written (.tmp) must be to
+// be a dead writer's leftover: a live writer finishes in seconds.
+const staleTmp = 10 * time.Minute
 
 // replayInline bounds what a hook replays before its own events: the
 // spool's small files. A big one (a 64 MiB response spooled by another
@@ -191,7 +209,13 @@ const replayInline = 1 << 20
 // was rolled back with it.
 //
 // maxBytes, when not 0, skips files larger than that.
-func replaySpool(dir string, st *store.Store, maxBytes int64) int {
+func replaySpool(dir string, st *store.Store, maxBytes int64, warn func(string)) int {
+	tmps, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.tmp"))
+	for _, t := range tmps {
+		if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > staleTmp {
+			os.Remove(t)
+		}
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if maxBytes > 0 {
 		files = slices.DeleteFunc(files, func(f string) bool {
@@ -216,7 +240,13 @@ func replaySpool(dir string, st *store.Store, maxBytes int64) int {
 		if os.Rename(f, claimed) != nil {
 			continue // another process took it
 		}
-		if err := replayFile(claimed, filepath.Base(orig), st); err != nil {
+		if err := replayFile(claimed, filepath.Base(orig), st); errors.Is(err, errCorrupt) {
+			os.Rename(claimed, orig+".corrupt")
+			if warn != nil {
+				warn(fmt.Sprintf("spool: %s set aside as %s.corrupt (%v); what it held before the damage was stored", filepath.Base(orig), filepath.Base(orig), err))
+			}
+			continue
+		} else if err != nil {
 			os.Rename(claimed, orig)
 			continue
 		}
@@ -243,7 +273,7 @@ func replayFile(name, base string, st *store.Store) error {
 			return nil
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%w: line %d: %v", errCorrupt, line, err)
 		}
 		name := s.Request // the hook's own name, else the file's batch
 		if name == "" {
@@ -263,6 +293,7 @@ func replayFile(name, base string, st *store.Store) error {
 // instance is returned. When the store cannot be opened the files wait
 // in the spool, where any later writer finds them.
 func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan struct{}) {
+	background()
 	var st *store.Store
 	defer func() {
 		if st != nil {
@@ -280,7 +311,7 @@ func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan st
 				return
 			}
 		}
-		stored += ReplaySpool(p, st)
+		stored += ReplaySpool(p, st, log)
 		if stored >= 500 {
 			st.Close()
 			st, stored = nil, 0
