@@ -678,3 +678,32 @@ func TestSpoolLeftovers(t *testing.T) {
 		t.Errorf("doctor does not name the corrupt spool file:\n%s", out)
 	}
 }
+
+// TestPurgeState: purge takes the session state with the events: the
+// document holding a session's relay tokens and counters must not outlive
+// them.
+func TestPurgeState(t *testing.T) {
+	e := newEnv(t)
+	p, _ := paths.Resolve(e.get)
+	docs := func() int {
+		d, _ := filepath.Glob(filepath.Join(p.StateDir(), "*.json"))
+		return len(d)
+	}
+	e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+	var payload map[string]any
+	json.Unmarshal(read(t, "hook-PostToolUse.json"), &payload)
+	payload["session_id"] = "other-session"
+	other, _ := json.Marshal(payload)
+	e.proc(t, other, "hook", "claude-code", "PostToolUse")
+	if docs() != 2 {
+		t.Fatalf("%d session documents after hooks of two sessions, want 2", docs())
+	}
+	out, errs, code := e.run(t, nil, "purge", "--session", "other-session")
+	if code != 0 || docs() != 1 || !strings.Contains(out, "session state") {
+		t.Fatalf("purge --session: %d, %d documents left\n%s%s", code, docs(), out, errs)
+	}
+	out, errs, code = e.run(t, nil, "purge", "--all")
+	if code != 0 || docs() != 0 {
+		t.Fatalf("purge --all: %d, %d documents left\n%s%s", code, docs(), out, errs)
+	}
+}

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
@@ -55,7 +57,43 @@ func runPurge(ctx context.Context, env Env, args []string) int {
 		verb = "would purge"
 	}
 	fmt.Fprintf(env.Stdout, "%s %s and %s (%d bytes)\n", verb, plural(p.Events, "event", "events"), plural(p.Turns, "transcript turn", "transcript turns"), p.Bytes)
+	if !*dry {
+		if n, err := purgeState(env, f); err != nil {
+			return fail(env, "session state: %v", err)
+		} else if n > 0 {
+			fmt.Fprintf(env.Stdout, "purged the session state (relay tokens, counters) of %s\n", plural(int64(n), "session", "sessions"))
+		}
+	}
 	return 0
+}
+
+// purgeState deletes the session documents (relay tokens, nudge counters)
+// a purge covers: they hold the last token each relayed server issued,
+// which must not outlive the events purged with them. A server's tokens
+// sit inside its sessions' documents, so --server alone keeps them.
+func purgeState(env Env, f store.PurgeFilter) (int, error) {
+	p, err := resolvePaths(env)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := os.Stat(p.StateDir()); err != nil {
+		return 0, nil
+	}
+	sd, err := state.Open(p.StateDir())
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case f.All:
+		return sd.RemoveOlder(time.Time{})
+	case f.Session != "":
+		// The plugin keeps a session's document under "session/<id>"
+		// (plugin/internal/engine: stateKey).
+		return sd.Remove([]string{"session/" + f.Session})
+	case f.BeforeMS != 0 && f.Server == "":
+		return sd.RemoveOlder(time.UnixMilli(f.BeforeMS))
+	}
+	return 0, nil
 }
 
 // usageError reports a bad invocation: one line, exit 2.

@@ -120,3 +120,42 @@ func (d Dir) Write(key, value string) error {
 	}
 	return nil
 }
+
+// Remove deletes the documents of keys (and their lock files), under
+// their locks. A key without a document is no error.
+func (d Dir) Remove(keys []string) (int, error) {
+	unlock, err := d.Lock(keys, 2*time.Second)
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	n := 0
+	for _, k := range keys {
+		if err := os.Remove(d.file(k)); err == nil {
+			n++
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return n, fmt.Errorf("state: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// RemoveOlder deletes every document not written since before (all of
+// them for a zero time), and reports how many it deleted. Their lock
+// files go too, except one another process holds.
+func (d Dir) RemoveOlder(before time.Time) (int, error) {
+	docs, err := filepath.Glob(filepath.Join(d.path, "*.json"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, doc := range docs {
+		if fi, err := os.Stat(doc); err != nil || (!before.IsZero() && !fi.ModTime().Before(before)) {
+			continue
+		}
+		if err := os.Remove(doc); err == nil {
+			n++
+		}
+	}
+	return n, nil
+}
