@@ -707,3 +707,28 @@ func TestPurgeState(t *testing.T) {
 		t.Fatalf("purge --all: %d, %d documents left\n%s%s", code, docs(), out, errs)
 	}
 }
+
+// TestConfigProblemOnce: a config with an error still applies its valid
+// parts (here the relay), and the hook names the bad line once, not on
+// every call; doctor names it every time.
+func TestConfigProblemOnce(t *testing.T) {
+	e := newEnv(t)
+	p, _ := paths.Resolve(e.get)
+	os.MkdirAll(filepath.Dir(p.Config), 0o700)
+	os.WriteFile(p.Config, []byte("[servers.tickets]\nrelay = true\n\n[shaping]\nthreshold_bytes = \"big\"\n"), 0o600)
+	_, errs, code := e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
+	if code != 0 || !strings.Contains(errs, "line 5") || !strings.Contains(errs, "the rest applies") {
+		t.Fatalf("first hook: %d %q", code, errs)
+	}
+	if _, errs, _ := e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse"); errs != "" {
+		t.Errorf("second hook repeated the config problem: %q", errs)
+	}
+	out, _, _ := e.run(t, nil, "doctor", "claude-code")
+	if !strings.Contains(out, "line 5") {
+		t.Errorf("doctor does not name the bad line:\n%s", out)
+	}
+	cfg, _, _ := e.run(t, nil, "io", "load")
+	if !strings.Contains(cfg, `"relay":true`) {
+		t.Errorf("the valid part (the relay) was not applied: %s", cfg)
+	}
+}

@@ -73,7 +73,7 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 	defer st.Close()
 	cfg, err := config.Load(p.Config)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "ctxhook: %v (using defaults)\n", err)
+		fmt.Fprintf(env.Stderr, "ctxhook: %v\n", err)
 	}
 	sd, sdErr := state.Open(p.StateDir())
 	readState := func(keys []string) (map[string]string, error) {

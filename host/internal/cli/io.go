@@ -62,7 +62,7 @@ answer whenever the request itself was understood.
 		out := map[string]any{}
 		cfg, err := config.Load(p.Config)
 		if err != nil {
-			out["warnings"] = []string{err.Error() + " (using defaults)"}
+			out["warnings"] = []string{err.Error()}
 		}
 		out["config"] = cfg
 		if st, err := hook.ReadState(p, args[1:]); err != nil {

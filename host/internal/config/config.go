@@ -33,7 +33,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -77,33 +79,69 @@ func Load(path string) (abi.Config, error) {
 	return Parse(string(b))
 }
 
-// Parse parses config text.
+// Parse parses config text. A file with an error still applies what is
+// right in it: a table whose text does not parse, or holds a value of the
+// wrong type, is left out alone (each table is parsed on its own), an
+// unknown key or an out-of-range value is ignored alone. The error then
+// names each problem by line, and says the rest applies.
 func Parse(text string) (abi.Config, error) {
+	cfg, problems, err := parse(text, 1)
+	if err == nil {
+		return cfg, report(problems)
+	}
+	cfg, problems = abi.Config{}, nil
+	for _, sec := range tables(text) {
+		c, p, err := parse(sec.text, sec.line)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("line %d: %s (that table is ignored)", errLine(err, sec.line), errText(err)))
+			continue
+		}
+		problems = append(problems, p...)
+		merge(&cfg, c)
+	}
+	return cfg, report(problems)
+}
+
+func report(problems []string) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("config: %s; the rest applies", strings.Join(problems, "; "))
+}
+
+// parse decodes text (whose first line is line first of the file): an
+// error when it cannot be decoded, else the config with each unknown key
+// and bad value left out and named in problems.
+func parse(text string, first int) (abi.Config, []string, error) {
 	var f file
 	md, err := toml.Decode(text, &f)
 	if err != nil {
-		return abi.Config{}, fmt.Errorf("config: %w", err)
+		return abi.Config{}, nil, err
 	}
+	var problems []string
 	if und := md.Undecoded(); len(und) > 0 {
 		keys := make([]string, len(und))
 		for i, k := range und {
 			keys[i] = k.String()
 		}
 		sort.Strings(keys)
-		return abi.Config{}, fmt.Errorf("config: unknown keys: %s", strings.Join(keys, ", "))
+		problems = append(problems, "unknown keys ignored: "+strings.Join(keys, ", "))
 	}
+	bad := func(p *int, min int, what string) {
+		if *p < min {
+			problems = append(problems, fmt.Sprintf("%s = %d ignored: %s", what, *p, map[int]string{
+				-1: "it must be -1 (none) or positive", 0: "it must be positive"}[min]))
+			*p = 0
+		}
+	}
+	bad(&f.Retention.MaxEvents, -1, "retention.max_events")
+	bad(&f.Retention.MaxSessionEvents, -1, "retention.max_session_events")
+	bad(&f.Shaping.ThresholdBytes, -1, "shaping.threshold_bytes")
+	bad(&f.Shaping.HeadBytes, 0, "shaping.head_bytes")
+	bad(&f.Capture.MaxEventBytes, -1, "capture.max_event_bytes")
 	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes},
 		Shaping:   abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes},
 		Retention: abi.RetentionConfig{MaxEvents: f.Retention.MaxEvents, MaxSessionEvents: f.Retention.MaxSessionEvents}}
-	if f.Retention.MaxEvents < -1 || f.Retention.MaxSessionEvents < -1 {
-		return abi.Config{}, fmt.Errorf("config: retention.max_events and max_session_events must be -1 (no cap) or positive")
-	}
-	if f.Shaping.ThresholdBytes < -1 || f.Shaping.HeadBytes < 0 {
-		return abi.Config{}, fmt.Errorf("config: shaping.threshold_bytes must be -1 (off) or positive, head_bytes positive")
-	}
-	if f.Capture.MaxEventBytes < -1 {
-		return abi.Config{}, fmt.Errorf("config: capture.max_event_bytes must be -1 (no cap) or positive, not %d", f.Capture.MaxEventBytes)
-	}
 	for name, s := range f.Servers {
 		if cfg.Servers == nil {
 			cfg.Servers = map[string]abi.ServerConfig{}
@@ -111,7 +149,91 @@ func Parse(text string) (abi.Config, error) {
 		cfg.Servers[name] = abi.ServerConfig{Relay: s.Relay, TokenArg: s.TokenArg, StartTools: s.StartTools,
 			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey, ShapeBytes: s.ShapeBytes}
 	}
-	return cfg, nil
+	return cfg, problems, nil
+}
+
+type table struct {
+	line int // of its first line in the file
+	text string
+}
+
+// tables cuts TOML text at each table header ("[name]", "[[name]]"): the
+// keys before the first one, then each table with its keys. A header
+// inside a multi-line string would cut wrongly; ctxhook's config has none.
+func tables(text string) []table {
+	var out []table
+	cur := table{line: 1}
+	for i, line := range strings.SplitAfter(text, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "[") && cur.text != "" {
+			out = append(out, cur)
+			cur = table{line: i + 1}
+		}
+		cur.text += line
+	}
+	return append(out, cur)
+}
+
+// merge adds what c sets to cfg: c is one table's config, whose unset
+// fields are zero (the plugin's defaults).
+func merge(cfg *abi.Config, c abi.Config) {
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&cfg.Capture.MaxEventBytes, c.Capture.MaxEventBytes)
+	set(&cfg.Shaping.ThresholdBytes, c.Shaping.ThresholdBytes)
+	set(&cfg.Shaping.HeadBytes, c.Shaping.HeadBytes)
+	set(&cfg.Retention.MaxEvents, c.Retention.MaxEvents)
+	set(&cfg.Retention.MaxSessionEvents, c.Retention.MaxSessionEvents)
+	for name, s := range c.Servers {
+		if cfg.Servers == nil {
+			cfg.Servers = map[string]abi.ServerConfig{}
+		}
+		old, ok := cfg.Servers[name]
+		if !ok {
+			cfg.Servers[name] = s
+			continue
+		}
+		// The same server in two tables ([servers.x] and [servers.x.headers]).
+		old.Relay = old.Relay || s.Relay
+		old.Proxy = old.Proxy || s.Proxy
+		if s.TokenArg != "" {
+			old.TokenArg = s.TokenArg
+		}
+		if s.MetaKey != "" {
+			old.MetaKey = s.MetaKey
+		}
+		old.StartTools = append(old.StartTools, s.StartTools...)
+		old.SkipArgs = append(old.SkipArgs, s.SkipArgs...)
+		old.CapturePaths = append(old.CapturePaths, s.CapturePaths...)
+		set(&old.ShapeBytes, s.ShapeBytes)
+		cfg.Servers[name] = old
+	}
+}
+
+// errLine is the file line of a decode error in a table starting at first.
+func errLine(err error, first int) int {
+	var pe toml.ParseError
+	if errors.As(err, &pe) && pe.Position.Line > 0 {
+		return first + pe.Position.Line - 1
+	}
+	if m := tomlLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return first + n - 1
+	}
+	return first
+}
+
+// tomlLine finds the table-relative line a type error names.
+var tomlLine = regexp.MustCompile(`^toml: line (\d+) `)
+
+func errText(err error) string {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return pe.Message
+	}
+	return tomlLine.ReplaceAllString(err.Error(), "")
 }
 
 // ServerHeaders returns the HTTP headers configured for a server

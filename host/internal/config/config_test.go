@@ -85,3 +85,43 @@ func TestServerHeaders(t *testing.T) {
 		t.Fatalf("headers = %v, %v", h, err)
 	}
 }
+
+// TestPartial: a file with an error still applies what is right in it,
+// and the error names each problem by its line.
+func TestPartial(t *testing.T) {
+	text := `[shaping]
+threshold_bytes = 4096
+
+[servers.good]
+relay = true
+
+[servers.broken
+relay = true
+
+[servers.typed]
+relay = "yes"
+
+[servers.typo]
+relay = true
+rellay = true
+
+[retention]
+max_events = -5
+max_session_events = 300
+`
+	cfg, err := Parse(text)
+	if err == nil {
+		t.Fatal("no error for a file with four problems")
+	}
+	for _, want := range []string{"line 8:", "line 11:", "servers.typo.rellay", "retention.max_events = -5 ignored", "the rest applies"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q: %v", want, err)
+		}
+	}
+	if cfg.Shaping.ThresholdBytes != 4096 || !cfg.Servers["good"].Relay || !cfg.Servers["typo"].Relay || cfg.Retention.MaxSessionEvents != 300 {
+		t.Errorf("the valid parts were not applied: %+v", cfg)
+	}
+	if _, ok := cfg.Servers["typed"]; ok || cfg.Retention.MaxEvents != 0 {
+		t.Errorf("the wrong parts were applied: %+v", cfg)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -141,6 +142,21 @@ func (e *Engine) config() (abi.Config, error) {
 	return cfg, err
 }
 
+// newConfigProblem reports whether err, a problem with the config file,
+// has not been told yet: a hook says it once (the file config-warned in
+// the data directory remembers the text), not on every tool call;
+// `ctxhook doctor` says it every time.
+func (e *Engine) newConfigProblem(err error) bool {
+	marker := filepath.Join(e.Paths.Data, "config-warned")
+	if b, rerr := os.ReadFile(marker); rerr == nil && string(b) == err.Error() {
+		return false
+	}
+	if paths.EnsureDir(e.Paths.Data) == nil {
+		os.WriteFile(marker, []byte(err.Error()), 0o600)
+	}
+	return true
+}
+
 // Result is what one hook produced.
 type Result struct {
 	Stdout   string
@@ -169,8 +185,8 @@ type Result struct {
 func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
 	var res Result
 	cfg, err := e.config()
-	if err != nil {
-		res.Warnings = append(res.Warnings, err.Error()+" (using defaults)")
+	if err != nil && e.newConfigProblem(err) {
+		res.Warnings = append(res.Warnings, err.Error())
 	}
 	// The payload as a string without a copy (it may be 100 MiB): nothing
 	// writes to it once read.
