@@ -377,22 +377,7 @@ func anthropicToolInputs(tool string) func([]byte) []string {
 // CTXHOOK_HOME, the ticket text is, and no file is readable by others.
 func checkHomeFiles(t *testing.T, home string) {
 	t.Helper()
-	files := filesUnder(t, home)
-	stored := false
-	for f, b := range readFiles(t, files) {
-		for _, s := range planted {
-			if strings.Contains(string(b), s) {
-				t.Errorf("planted secret %q found in %s", s, f)
-			}
-		}
-		stored = stored || strings.Contains(string(b), "retryPolicyForGateway")
-		if fi, err := os.Stat(f); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			t.Errorf("%s is %v, want no group/other access", f, fi.Mode().Perm())
-		}
-	}
-	if !stored {
-		t.Errorf("the ticket text is in none of %d files: the secret check proved nothing", len(files))
-	}
+	checkSecrets(t, filesUnder(t, home))
 }
 
 func readAgentSDKRecord(t *testing.T, path string) []agentSDKRecord {

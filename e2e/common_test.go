@@ -43,7 +43,14 @@ func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model 
 		t.Errorf("no request to the model carried the nudge")
 	}
 
-	files := ctxhookFiles(t, home)
+	checkSecrets(t, ctxhookFiles(t, home))
+}
+
+// checkSecrets: the planted secrets are in none of files, the ticket text
+// is in one of them (else the check proves nothing), and none is readable
+// by group or others.
+func checkSecrets(t *testing.T, files []string) {
+	t.Helper()
 	stored := false
 	for f, b := range readFiles(t, files) {
 		for _, s := range planted {
