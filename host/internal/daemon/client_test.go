@@ -187,6 +187,7 @@ func TestRefusesPlantedSocketDir(t *testing.T) {
 	os.RemoveAll(sockDir)
 	target := filepath.Join(shortHome(t), "target")
 	os.Mkdir(target, 0o755)
+	os.Chmod(target, 0o755) // whatever the umask an earlier test left
 	os.Symlink(target, sockDir)
 	os.Lchown(sockDir, 65534, 65534)
 	if err := run(); err == nil || !strings.Contains(err.Error(), "symbolic link of uid 65534") {
