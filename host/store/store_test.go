@@ -177,7 +177,11 @@ func FuzzQuery(f *testing.F) {
 				t.Fatal("empty term")
 			}
 		}
-		if _, err := s.Search(q, SearchOptions{}); err != nil && !errors.Is(err, ErrEmptyQuery) {
+		_, err := s.Search(q, SearchOptions{})
+		if errors.Is(err, ErrQueryTooLong) != q.tooLong() {
+			t.Fatalf("Search(%q): %v, but tooLong is %v", in, err, q.tooLong())
+		}
+		if err != nil && !errors.Is(err, ErrEmptyQuery) && !errors.Is(err, ErrQueryTooLong) {
 			t.Fatalf("Search(%q): %v", in, err)
 		}
 	})
