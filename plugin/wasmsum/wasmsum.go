@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "3decc7b1f284e0f617e4d44279e8aa84df0c45489918713b3f88a91482d4331b"
+const SHA256 = "41fb6e3e34ae014abed7d9f87dbc7a09b30f31913e53acb7e19c5f072603c125"

@@ -207,7 +207,9 @@ func (d *decision) loadState() {
 // something the model was given, and so holds only if the answer reached
 // the harness (abi.Effect.IfDelivered).
 func (d *decision) tally(name string) {
-	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: d.session, Name: name, Count: 1,
+	// The session id as stored with the events: redacted (storeEvent).
+	session, _ := d.redactor().String(d.session)
+	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: session, Name: name, Count: 1,
 		IfDelivered: name != abi.TallyCapture})
 }
 
@@ -252,7 +254,7 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 	}
 	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
 	ev.Truncated = ev.Truncated || cut
-	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
+	d.storeEvent(ev)
 }
 
 // storeFile records a tool call whose response the harness saved to a
@@ -268,7 +270,7 @@ func (d *decision) storeFile(ev *abi.Event, args json.RawMessage, content string
 	body, n2 := r.String(content)
 	ev.Args, ev.ResponseBytes, ev.Redactions = a, len(content), n1+n2
 	ev.Response, ev.Truncated = capBytes(body, d.maxBytes())
-	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
+	d.storeEvent(ev)
 }
 
 // keyed is what tells this decision's event keys from another's of the
@@ -300,6 +302,22 @@ func (d *decision) record(ev *abi.Event, body string) {
 	ev.ResponseBytes = len(body)
 	ev.Redactions = n
 	ev.Response, ev.Truncated = capBytes(red, d.maxBytes())
+	d.storeEvent(ev)
+}
+
+// storeEvent adds the effect that stores ev, its short fields redacted
+// first: they come from the payload as they are, and a cwd, a session id
+// or a tool name can hold a token as well as any body (a ghp_ token in a
+// directory's name).
+func (d *decision) storeEvent(ev *abi.Event) {
+	r := d.redactor()
+	for _, p := range []*string{&ev.Session, &ev.Cwd, &ev.Tool, &ev.Server, &ev.ToolUseID} {
+		if *p != "" {
+			var n int
+			*p, n = r.String(*p)
+			ev.Redactions += n
+		}
+	}
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreEvent, Event: ev})
 }
 

@@ -145,3 +145,43 @@ func TestKeyFollowsRequest(t *testing.T) {
 		t.Errorf("no request name, two times, one key %s", a)
 	}
 }
+
+// TestShortFieldsRedacted: a token in the cwd, the session id or the tool
+// name of a payload is redacted in the stored event, as in its body.
+func TestShortFieldsRedacted(t *testing.T) {
+	p, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(p, &m)
+	tok := "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	m["cwd"] = "/home/dev/" + tok + "/proj"
+	m["session_id"] = "sess-" + tok
+	m["tool_use_id"] = "toolu_" + tok
+	payload, _ := json.Marshal(m)
+	resp, err := Handle(abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload), NowMS: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := false
+	for _, e := range resp.Effects {
+		if e.Op == abi.OpTally && strings.Contains(e.Session, tok) {
+			t.Errorf("the token is in a tally's session: %q", e.Session)
+		}
+		if e.Op != abi.OpStoreEvent || e.Event == nil {
+			continue
+		}
+		stored = true
+		b, _ := json.Marshal(e.Event)
+		if strings.Contains(string(b), tok) {
+			t.Errorf("the token is in the stored event: %s", b)
+		}
+		if !strings.Contains(e.Event.Cwd, "[REDACTED") || e.Event.Redactions < 3 {
+			t.Errorf("cwd %q, %d redactions", e.Event.Cwd, e.Event.Redactions)
+		}
+	}
+	if !stored {
+		t.Fatal("no event stored")
+	}
+}

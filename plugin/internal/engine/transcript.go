@@ -37,9 +37,13 @@ func (t transcriptPass) decide(d *decision, _ string) {
 		if session == "" {
 			session = t.p.Session
 		}
+		// The short fields too: they come from the file as they are.
+		session, n1 := r.String(session)
+		cwd, n2 := r.String(tr.Cwd)
+		n += n1 + n2
 		d.effects = append(d.effects, abi.Effect{Op: abi.OpStoreChunk, Chunk: &abi.Chunk{
 			TimeMS: tr.TimeMS, Session: orUnknown(session), Harness: t.p.Format, Path: t.p.Path,
-			Cwd: tr.Cwd, Text: text, Bytes: len(tr.Text), Redactions: n}})
+			Cwd: cwd, Text: text, Bytes: len(tr.Text), Redactions: n}})
 	}
 	b, _ := json.Marshal(abi.TranscriptAnswer{Consumed: consumed, Chunks: len(turns)})
 	d.stdout = string(b) + "\n"
