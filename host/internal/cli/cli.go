@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
@@ -57,11 +58,20 @@ func init() {
 // Main runs ctxhook with args (without the program name).
 func Main(args []string, stdio IO, getenv func(string) string) int {
 	env := Env{IO: stdio, Getenv: getenv}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(env.Stdout)
-		if len(args) == 0 {
-			return 2
+		return 2
+	}
+	switch args[0] {
+	case "--version", "-version", "-V":
+		args = []string{"version"}
+	case "-h", "--help", "help":
+		if len(args) > 1 && args[0] == "help" {
+			// help <command> is <command> --help.
+			args = []string{args[1], "--help"}
+			break
 		}
+		usage(env.Stdout)
 		return 0
 	}
 	for _, c := range commands {
@@ -69,9 +79,48 @@ func Main(args []string, stdio IO, getenv func(string) string) int {
 			return c.run(context.Background(), env, args[1:])
 		}
 	}
-	fmt.Fprintf(env.Stderr, "ctxhook: unknown command %q\n\n", args[0])
-	usage(env.Stderr)
+	fmt.Fprintf(env.Stderr, "ctxhook: unknown command %q", args[0])
+	if near := nearest(args[0]); near != "" {
+		fmt.Fprintf(env.Stderr, "; did you mean %q?", near)
+	}
+	fmt.Fprintln(env.Stderr, " (ctxhook --help lists the commands)")
 	return 2
+}
+
+// nearest is the command a typo most likely meant: one within two edits,
+// or one the typed word starts (a prefix of three letters or more).
+func nearest(typed string) string {
+	best, bestD := "", 3
+	for _, c := range commands {
+		if len(typed) >= 3 && strings.HasPrefix(c.name, typed) {
+			return c.name
+		}
+		if d := editDistance(typed, c.name); d < bestD {
+			best, bestD = c.name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 func usage(w io.Writer) {

@@ -732,3 +732,20 @@ func TestConfigProblemOnce(t *testing.T) {
 		t.Errorf("the valid part (the relay) was not applied: %s", cfg)
 	}
 }
+
+// TestCommandLine: --version, help <command>, and a typo answered with
+// the command it most likely meant, exit 2.
+func TestCommandLine(t *testing.T) {
+	e := newEnv(t)
+	if out, _, code := e.run(t, nil, "--version"); code != 0 || !strings.Contains(out, "plugin  ABI") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	if _, errs, code := e.run(t, nil, "help", "search"); code != 0 || !strings.Contains(errs, "Usage: ctxhook search") {
+		t.Errorf("help search: %d %q", code, errs)
+	}
+	for typed, want := range map[string]string{"serch": `did you mean "search"`, "instal": `did you mean "install"`, "zzzz": `unknown command "zzzz" (`} {
+		if _, errs, code := e.run(t, nil, typed); code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%s: %d %q, want %q", typed, code, errs, want)
+		}
+	}
+}
