@@ -272,11 +272,8 @@ type ranking struct {
 // trigram index only when the word index found nothing).
 func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	r := ranking{scores: map[int64]float64{}, parts: map[int64]int64{}}
-	if q.Empty() {
-		return r, ErrEmptyQuery
-	}
-	if q.tooLong() {
-		return r, ErrQueryTooLong
+	if err := q.Check(); err != nil {
+		return r, err
 	}
 	pool := o.Limit * 5
 	filtered := o.Session != "" || o.Server != "" || o.Category != "" || o.SinceMS != 0 || o.UntilMS != 0
