@@ -18,10 +18,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
@@ -60,15 +60,15 @@ func Open(path string, o Options) (*Store, error) {
 	// SQLite creates -wal and -shm lazily, and a reader re-creates them
 	// after the last writer removed them: a 077 umask for this process makes
 	// sure they are always born 0600, whoever opens the store.
-	syscall.Umask(0o077)
-	if !o.ReadOnly {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("store: %w", err)
+	owned.PrivateFiles()
+	// The directory must be this user's alone (paths.EnsureDir creates it
+	// so); a reader does not create it.
+	if o.ReadOnly {
+		if err := owned.Dir(dir); err != nil && !os.IsNotExist(err) {
+			return nil, fmt.Errorf("store: refusing %v", err)
 		}
-		owned.Tighten(dir)
-	}
-	if err := owned.Dir(dir); err != nil && !os.IsNotExist(err) {
-		return nil, fmt.Errorf("store: refusing %v", err)
+	} else if err := paths.EnsureDir(dir); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
 	}
 	// Captured output goes only into a file of this user's alone: a
 	// ctxhook.db another user made first (0666, in a shared CTXHOOK_HOME)
