@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -63,22 +64,23 @@ func Apply(p paths.Paths, effects []abi.Effect, request string) Result {
 	e.apply(&res, sd, unlock, effects)
 	// Transcripts are cut into turns by the plugin: a host that asks for
 	// one to be indexed (a Stop) gets the plugin loaded here for that.
-	for _, eff := range effects {
-		if eff.Op != abi.OpIndexTranscript {
-			continue
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()})
-		if err != nil {
-			res.Warnings = append(res.Warnings, "transcript not indexed: "+err.Error())
-			break
-		}
-		defer r.Close(context.Background())
-		e.runner = r
-		cfg, _ := e.config()
-		e.indexTranscripts(ctx, &res, cfg, effects)
-		break
+	if slices.ContainsFunc(effects, func(eff abi.Effect) bool { return eff.Op == abi.OpIndexTranscript }) {
+		e.indexWithPlugin(&res, effects)
 	}
 	return res
+}
+
+// indexWithPlugin loads the plugin to run indexTranscripts.
+func (e *Engine) indexWithPlugin(res *Result, effects []abi.Effect) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := runner.New(ctx, runner.Options{CacheDir: e.Paths.WasmCache()})
+	if err != nil {
+		res.Warnings = append(res.Warnings, "transcript not indexed: "+err.Error())
+		return
+	}
+	defer r.Close(context.Background())
+	e.runner = r
+	cfg, _ := e.config()
+	e.indexTranscripts(ctx, res, cfg, effects)
 }
