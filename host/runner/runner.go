@@ -221,9 +221,12 @@ func LastCompileCached() bool { return lastCached.Load() }
 // the cache starts again empty. A directory that is not the user's is not
 // touched, and the plugin is compiled in memory.
 func safeCache(o Options) bool {
-	if err := owned.Dir(o.CacheDir); err != nil {
+	unused := func(err error) bool {
 		warn(o, fmt.Sprintf("ctxhook: not using the compilation cache (%v): the plugin is compiled in memory, which takes longer", err))
 		return false
+	}
+	if err := owned.Dir(o.CacheDir); err != nil {
+		return unused(err)
 	}
 	err := owned.Tree(o.CacheDir, 3)
 	if err == nil {
@@ -234,8 +237,7 @@ func safeCache(o Options) bool {
 		os.RemoveAll(filepath.Join(o.CacheDir, e.Name()))
 	}
 	if err2 := owned.Tree(o.CacheDir, 3); err2 != nil {
-		warn(o, fmt.Sprintf("ctxhook: not using the compilation cache (%v): the plugin is compiled in memory, which takes longer", err2))
-		return false
+		return unused(err2)
 	}
 	warn(o, fmt.Sprintf("ctxhook: emptied the compilation cache, which held an entry that was not safe to run (%v)", err))
 	return true
