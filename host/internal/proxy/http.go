@@ -135,7 +135,7 @@ func (u *httpUpstream) post(m []byte) {
 		}
 		if len(b) > u.p.o.MaxMessage {
 			n, _ := io.Copy(io.Discard, resp.Body)
-			u.p.serverTooLong(b[:64<<10], int64(len(b))+n)
+			u.p.serverTooLong(b[:headBytes], int64(len(b))+n)
 			return
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
@@ -248,8 +248,8 @@ func readEvents(r io.Reader, max int, fn func([]byte), tooLong func(head []byte,
 			size += int64(len(d))
 			if size > int64(max) {
 				// Past the limit: only the head (where the id is) is kept.
-				if data.Len() < 64<<10 {
-					data.Write(d[:min(len(d), 64<<10-data.Len())])
+				if data.Len() < headBytes {
+					data.Write(d[:min(len(d), headBytes-data.Len())])
 				}
 				return
 			}

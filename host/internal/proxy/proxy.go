@@ -242,10 +242,13 @@ func (p *proxy) warnOnce(kind, format string, a ...any) {
 	}
 }
 
+// headBytes is how much of a message over the limit is kept for its
+// tooLong handler: where a JSON-RPC id usually is.
+const headBytes = 64 << 10
+
 // readLines calls fn with every newline-delimited message of at most max
 // bytes. A longer one is discarded as it arrives (memory stays about max)
-// and tooLong gets its first bytes (up to 64 KiB, where a JSON-RPC id
-// usually is) and its size.
+// and tooLong gets its first headBytes and its size.
 func readLines(r io.Reader, max int, fn func([]byte), tooLong func(head []byte, size int64)) {
 	scanLines(r, max, func(line []byte) {
 		if t := bytes.TrimSpace(line); len(t) > 0 {
@@ -267,7 +270,7 @@ func scanLines(r io.Reader, max int, fn func([]byte), tooLong func(head []byte, 
 		switch {
 		case head != nil:
 		case size > int64(max):
-			head = joinParts(parts, chunk, 64<<10)
+			head = joinParts(parts, chunk, headBytes)
 			parts = nil
 		case err == bufio.ErrBufferFull:
 			parts = append(parts, append([]byte(nil), chunk...))
