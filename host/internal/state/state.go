@@ -121,8 +121,8 @@ func (d Dir) Write(key, value string) error {
 	return nil
 }
 
-// Remove deletes the documents of keys (and their lock files), under
-// their locks. A key without a document is no error.
+// Remove deletes the documents of keys, under their locks (the lock
+// files stay: they hold nothing). A key without a document is no error.
 func (d Dir) Remove(keys []string) (int, error) {
 	unlock, err := d.Lock(keys, 2*time.Second)
 	if err != nil {
@@ -141,8 +141,8 @@ func (d Dir) Remove(keys []string) (int, error) {
 }
 
 // RemoveOlder deletes every document not written since before (all of
-// them for a zero time), and reports how many it deleted. Their lock
-// files go too, except one another process holds.
+// them for a zero time), and reports how many it deleted. Lock files
+// stay, as with Remove.
 func (d Dir) RemoveOlder(before time.Time) (int, error) {
 	docs, err := filepath.Glob(filepath.Join(d.path, "*.json"))
 	if err != nil {
