@@ -228,7 +228,11 @@ func startDaemon(env Env, p paths.Paths) bool {
 	if own, err := paths.Resolve(os.Getenv); err != nil || own != p {
 		return false
 	}
-	if _, err := os.Stat(p.Socket()); err == nil {
+	// One that answers runs; a socket file alone may be a killed
+	// daemon's (as the proxy finds out, daemon.Client.Connect).
+	c := daemon.Client{Paths: p}
+	defer c.Close()
+	if c.Connect(time.Second) {
 		return false
 	}
 	self, err := os.Executable()
