@@ -296,27 +296,12 @@ func runAgentSDK(t *testing.T, runtimeBin, driverPath, wantRuntime string) {
 			t.Errorf("search WF-STEP-%03d: want the one step response: %+v", n, hits)
 		}
 	}
-	nudged := false
-	for _, req := range cr.Model.Requests() {
-		nudged = nudged || strings.Contains(string(req), nudgeMarker)
-	}
-	if !nudged {
-		t.Errorf("no request to the model carried the nudge")
-	}
+	checkNudged(t, cr.Model)
 	checkHomeFiles(t, cxh)
 
 	// 5. The 12-20 KB responses were shaped: the model got heads and
 	// pointers, and the facts past the heads are still found.
-	shaped := false
-	for _, req := range cr.Model.Requests() {
-		shaped = shaped || strings.Contains(string(req), "to save context. The full response is stored as event e")
-		if strings.Contains(string(req), "FACT CVX-5909") {
-			t.Errorf("the model received the ticket past its head: shaping did not reach it")
-		}
-	}
-	if !shaped {
-		t.Errorf("no request to the model carried a shaped response")
-	}
+	checkShaped(t, cr.Model)
 	if hits := search("FACT CVX-5909 release"); len(hits) == 0 || hits[0].Tool != "mcp__tickets__get_ticket" {
 		t.Errorf("the ticket's fact is not found: %+v", hits)
 	}

@@ -215,18 +215,7 @@ func TestClaudeCode(t *testing.T) {
 
 	// 3. The responses (12-20 KB) were shaped: the model got heads and
 	// pointers, and the facts past the heads are still found.
-	shaped := false
-	for _, req := range r.Model.Requests() {
-		if strings.Contains(string(req), "to save context. The full response is stored as event e") {
-			shaped = true
-		}
-		if strings.Contains(string(req), "FACT CVX-5909") {
-			t.Errorf("the model received the ticket past its head: shaping did not reach it")
-		}
-	}
-	if !shaped {
-		t.Errorf("no request to the model carried a shaped response")
-	}
+	checkShaped(t, r.Model)
 	if out, _, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "FACT CVX-5909 release"); !strings.Contains(out, "mcp__tickets__get_ticket") {
 		t.Errorf("the ticket's fact is not found: %s", out)
 	}

@@ -35,13 +35,7 @@ func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model 
 		t.Errorf("search %s: the first result is not the %s response: %s", ticket, tool, out)
 	}
 
-	nudged := false
-	for _, req := range model.Requests() {
-		nudged = nudged || strings.Contains(string(req), nudgeMarker)
-	}
-	if !nudged {
-		t.Errorf("no request to the model carried the nudge")
-	}
+	checkNudged(t, model)
 
 	checkSecrets(t, ctxhookFiles(t, home))
 }
@@ -200,5 +194,32 @@ func checkBigSearchable(t *testing.T, env []string, dir, ctxhook, home string) {
 		if bytes.Contains(b, []byte(planted[0])) {
 			t.Errorf("planted secret %q found in %s", planted[0], f)
 		}
+	}
+}
+
+// checkNudged: some request to the model carried the nudge.
+func checkNudged(t *testing.T, model *fakemodel.Server) {
+	t.Helper()
+	for _, req := range model.Requests() {
+		if strings.Contains(string(req), nudgeMarker) {
+			return
+		}
+	}
+	t.Errorf("no request to the model carried the nudge")
+}
+
+// checkShaped: the 12-20 KB ticket responses reached the model shaped,
+// as a head and a pointer, and the fact past the head never did.
+func checkShaped(t *testing.T, model *fakemodel.Server) {
+	t.Helper()
+	shaped := false
+	for _, req := range model.Requests() {
+		shaped = shaped || strings.Contains(string(req), "to save context. The full response is stored as event e")
+		if strings.Contains(string(req), "FACT CVX-5909") {
+			t.Errorf("the model received the ticket past its head: shaping did not reach it")
+		}
+	}
+	if !shaped {
+		t.Errorf("no request to the model carried a shaped response")
 	}
 }
