@@ -26,6 +26,10 @@ func TestMain(m *testing.M) {
 	if os.Getenv("CTXHOOK_TEST_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:], IO{os.Stdin, os.Stdout, os.Stderr}, os.Getenv))
 	}
+	if list := os.Getenv("CTXHOOK_TEST_PROBE"); list != "" {
+		secondUserProbe(list)
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
