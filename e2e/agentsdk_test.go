@@ -283,9 +283,11 @@ func runAgentSDK(t *testing.T, runtimeBin, driverPath, wantRuntime string) {
 		if err != nil {
 			t.Fatalf("search %v: %v %s", args, err, errs)
 		}
-		var hits []struct{ Kind, Tool, Session, Snippet string }
-		json.Unmarshal([]byte(out), &hits)
-		return hits
+		var res struct {
+			Results []struct{ Kind, Tool, Session, Snippet string }
+		}
+		json.Unmarshal([]byte(out), &res)
+		return res.Results
 	}
 	if hits := search("CVX-5909"); len(hits) == 0 || hits[0].Tool != "mcp__tickets__get_ticket" || hits[0].Session != sum.SessionID || !strings.Contains(hits[0].Snippet, "CVX-5909") {
 		t.Errorf("search CVX-5909: the first result is not the get_ticket response of session %s: %+v", sum.SessionID, hits)

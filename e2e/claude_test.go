@@ -302,9 +302,9 @@ func TestClaudeCodeProxy(t *testing.T) {
 		if err != nil {
 			t.Fatalf("search: %v %s", err, errs)
 		}
-		var hits []struct{ Tool string }
-		json.Unmarshal([]byte(out), &hits)
-		if len(hits) != 1 || hits[0].Tool != "mcp__workflow__step" {
+		var res struct{ Results []struct{ Tool string } }
+		json.Unmarshal([]byte(out), &res)
+		if hits := res.Results; len(hits) != 1 || hits[0].Tool != "mcp__workflow__step" {
 			t.Errorf("search WF-STEP-%03d: %s", n, out)
 		}
 	}

@@ -26,12 +26,14 @@ func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model 
 	if err != nil {
 		t.Fatalf("search: %v %s", err, errs)
 	}
-	var hits []struct {
-		Tool    string `json:"tool"`
-		Snippet string `json:"snippet"`
+	var res struct {
+		Results []struct {
+			Tool    string `json:"tool"`
+			Snippet string `json:"snippet"`
+		} `json:"results"`
 	}
-	json.Unmarshal([]byte(out), &hits)
-	if len(hits) == 0 || hits[0].Tool != tool || !strings.Contains(hits[0].Snippet, ticket) {
+	json.Unmarshal([]byte(out), &res)
+	if hits := res.Results; len(hits) == 0 || hits[0].Tool != tool || !strings.Contains(hits[0].Snippet, ticket) {
 		t.Errorf("search %s: the first result is not the %s response: %s", ticket, tool, out)
 	}
 
@@ -175,13 +177,17 @@ func checkBigSearchable(t *testing.T, env []string, dir, ctxhook, home string) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	var all, hits []struct {
+	type hit struct {
 		Kind   string `json:"kind"`
 		Tool   string `json:"tool"`
 		Offset int    `json:"offset"`
 	}
+	var all struct {
+		Results []hit `json:"results"`
+	}
+	var hits []hit
 	json.Unmarshal([]byte(out), &all)
-	for _, h := range all {
+	for _, h := range all.Results {
 		if h.Kind == "event" { // a transcript may quote the log's tail too
 			hits = append(hits, h)
 		}

@@ -100,7 +100,7 @@ export function cleanup(home) {
 /** search runs `ctxhook search --json query` and returns its hits. */
 export function search(env, query) {
   try {
-    return JSON.parse(execFileSync(bin, ["search", "--json", query], { env, stdio: ["ignore", "pipe", "ignore"] }).toString());
+    return JSON.parse(execFileSync(bin, ["search", "--json", query], { env, stdio: ["ignore", "pipe", "ignore"] }).toString()).results;
   } catch {
     return []; // no store yet
   }

@@ -29,29 +29,38 @@ type Env struct {
 }
 
 type command struct {
-	name, args, summary string
-	run                 func(ctx context.Context, env Env, args []string) int
+	group, name, args, summary string
+	run                        func(ctx context.Context, env Env, args []string) int
 }
+
+// The groups of the usage, in its order: what a user types first, what
+// the agent's configuration runs, and what ctxhook runs itself.
+const (
+	groupStore      = "Search what was captured"
+	groupSetup      = "Set up"
+	groupRunByAgent = "Run by the agent's configuration"
+	groupInternal   = "Internal (run by ctxhook itself)"
+)
 
 var commands []command
 
 func init() {
 	commands = []command{
-		{"hook", "<harness> <event>", "run as a harness hook (reads the payload on stdin)", runHook},
-		{"proxy", "--name NAME -- command...", "stand in for an MCP server: relay its token, record its results", runProxy},
-		{"mcp", "", "serve ctxhook's MCP tools to the agent (stdio)", runMCP},
-		{"daemon", "[--idle 10m]", "keep plugin instances warm for hooks (started by ctxhook-hook)", runDaemon},
-		{"index", "[file.jsonl...]", "index session transcripts (Claude Code, Codex CLI)", runIndex},
-		{"search", "[flags] <query>", "full-text search over captured events", runSearch},
-		{"show", "[--json] <id>", "print one captured event in full", runShow},
-		{"stats", "[--session ID | --all] [--json]", "summarise a session", runStats},
-		{"purge", "[--session ID] [--server NAME] [--older-than AGE] [--all] [--dry-run]", "delete captured events for good", runPurge},
-		{"install", "<harness> [--user|--project] [--dry-run]", "wire ctxhook's hooks into a harness", runInstall},
-		{"uninstall", "<harness> [--user|--project] [--dry-run]", "remove exactly what install added", runUninstall},
-		{"doctor", "<harness>", "check what is wired and what is not", runDoctor},
-		{"io", "load <key>... | apply | socket", "state and store access for in-process hosts (JS loaders)", runIO},
-		{"demo", "[--keep]", "replay a bundled recorded session through the real hooks", runDemo},
-		{"version", "", "print version information", runVersion},
+		{groupStore, "search", "[flags] <query>", "full-text search over captured events", runSearch},
+		{groupStore, "show", "[--json] <id>", "print one captured event in full", runShow},
+		{groupStore, "stats", "[--session ID | --all] [--json]", "summarise a session", runStats},
+		{groupStore, "index", "[file.jsonl...]", "index session transcripts (Claude Code, Codex CLI)", runIndex},
+		{groupStore, "purge", "<--session|--server|--older-than|--all> ...", "delete captured events for good", runPurge},
+		{groupSetup, "install", "<harness> [--user|--project] [--dry-run]", "wire ctxhook's hooks into a harness", runInstall},
+		{groupSetup, "uninstall", "<harness> [--user|--project] [--dry-run]", "remove exactly what install added", runUninstall},
+		{groupSetup, "doctor", "<harness>", "check what is wired and what is not", runDoctor},
+		{groupSetup, "demo", "[--keep]", "replay a bundled recorded session through the real hooks", runDemo},
+		{groupSetup, "version", "", "print version information", runVersion},
+		{groupRunByAgent, "hook", "<harness> <event>", "run as a harness hook (reads the payload on stdin)", runHook},
+		{groupRunByAgent, "mcp", "", "serve ctxhook's MCP tools to the agent (stdio)", runMCP},
+		{groupRunByAgent, "proxy", "--name NAME -- command...", "stand in for an MCP server: relay its token, record its results", runProxy},
+		{groupInternal, "daemon", "[--idle 10m]", "keep plugin instances warm for hooks (started by ctxhook-hook)", runDaemon},
+		{groupInternal, "io", "load <key>... | apply | socket", "state and store access for in-process hosts (JS loaders)", runIO},
 	}
 }
 
@@ -125,26 +134,62 @@ func editDistance(a, b string) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "ctxhook: token relay, capture and search for AI coding agents' MCP calls")
-	fmt.Fprintln(w, "\nUsage:")
+	fmt.Fprintln(w, "\nUsage: ctxhook <command> [flags] [args]")
+	group := ""
 	for _, c := range commands {
-		fmt.Fprintf(w, "  ctxhook %-9s %-44s %s\n", c.name, c.args, c.summary)
+		if c.group != group {
+			group = c.group
+			fmt.Fprintf(w, "\n%s:\n", group)
+		}
+		fmt.Fprintf(w, "  %-9s %-44s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprintln(w, "\nFiles: data in $XDG_STATE_HOME/ctxhook, config in $XDG_CONFIG_HOME/ctxhook/config.toml;")
-	fmt.Fprintln(w, "CTXHOOK_HOME moves both. Run 'ctxhook <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "CTXHOOK_HOME moves both. 'ctxhook help <command>' shows a command's flags.")
 }
 
-// newFlags returns a FlagSet that prints its usage to env.Stderr.
+// newFlags returns a FlagSet for a command. Its help (-h, --help) goes
+// to stdout, as a help that was asked for does; a flag error goes to
+// stderr in one line with where to look, and is a usage error (exit 2).
 func newFlags(env Env, name, args, summary string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	out := &flagOut{env: env}
+	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: ctxhook %s %s\n\n%s\n", name, args, summary)
+		out.help.Reset()
+		fmt.Fprintf(&out.help, "Usage: ctxhook %s %s\n\n%s\n", name, args, summary)
 		if hasFlags(fs) {
-			fmt.Fprintln(env.Stderr, "\nFlags:")
-			fs.PrintDefaults()
+			fmt.Fprintln(&out.help, "\nFlags:")
+			printFlags(&out.help, fs)
 		}
 	}
 	return fs
+}
+
+// flagOut takes what package flag writes, so that parse decides where it
+// goes: the error line flag writes before calling Usage is dropped, and
+// parse writes its own.
+type flagOut struct {
+	env  Env
+	help strings.Builder
+}
+
+func (o *flagOut) Write(p []byte) (int, error) { return len(p), nil }
+
+// printFlags lists fs's flags spelled as users type them (--limit, not
+// -limit; both parse).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		kind, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if kind != "" {
+			name += " " + kind
+		}
+		line := fmt.Sprintf("  %-22s %s", name, usage)
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			line += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w, line)
+	})
 }
 
 func hasFlags(fs *flag.FlagSet) bool {
@@ -154,15 +199,22 @@ func hasFlags(fs *flag.FlagSet) bool {
 }
 
 // parse parses flags anywhere among args (flag stops at the first
-// positional argument; users type `search foo --limit 3` too).
+// positional argument; users type `search foo --limit 3` too). It returns
+// the positional arguments, and ok false with the exit code when the
+// command should stop: 0 after --help, 2 after a flag error.
 func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	var pos []string
+	out, _ := fs.Output().(*flagOut)
 	for {
 		if err := fs.Parse(args); err != nil {
+			if out == nil {
+				return nil, 2, false
+			}
 			if errors.Is(err, flag.ErrHelp) {
+				io.WriteString(out.env.Stdout, out.help.String())
 				return nil, 0, false
 			}
-			return nil, 2, false
+			return nil, usageError(out.env, fs.Name(), "%s", flagError(err)), false
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -171,6 +223,22 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// flagError spells package flag's errors with flags as users type them.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + strings.TrimPrefix(name, "-")
+	}
+	return strings.Replace(msg, " for flag -", " for flag --", 1)
+}
+
+// usageError reports a command used wrongly: what was wrong, and where
+// the command's help is, in one line. Exit 2, as for every usage error.
+func usageError(env Env, cmd, format string, a ...any) int {
+	fmt.Fprintf(env.Stderr, "ctxhook: %s: %s (see ctxhook %s --help)\n", cmd, fmt.Sprintf(format, a...), cmd)
+	return 2
 }
 
 func resolvePaths(env Env) (paths.Paths, error) {

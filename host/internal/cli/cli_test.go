@@ -138,11 +138,24 @@ func TestSearchShowStats(t *testing.T) {
 		t.Fatalf("search:\n%s", out)
 	}
 	out, _, _ = e.run(t, nil, "search", "--json", "--server", "tickets", "printer fire")
-	var hits []struct {
-		ID int `json:"id"`
+	var res struct {
+		Total, Returned int
+		Truncated       bool
+		Results         []struct {
+			ID int `json:"id"`
+		}
 	}
-	if json.Unmarshal([]byte(out), &hits) != nil || len(hits) != 1 {
+	if json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 1 || res.Total != 1 || res.Returned != 1 || res.Truncated {
 		t.Fatalf("search --json: %s", out)
+	}
+	// More matches than shown: the total says so, in text and JSON.
+	out, _, _ = e.run(t, nil, "search", "--limit", "1", "TCK-42")
+	if !strings.Contains(out, "1 of 2 results shown") {
+		t.Errorf("search --limit 1:\n%s", out)
+	}
+	out, _, _ = e.run(t, nil, "search", "--json", "--limit", "1", "TCK-42")
+	if json.Unmarshal([]byte(out), &res) != nil || res.Total != 2 || res.Returned != 1 || !res.Truncated {
+		t.Errorf("search --json --limit 1: %s", out)
 	}
 	out, _, code = e.run(t, nil, "show", "#3")
 	if code != 0 || !strings.Contains(out, "Comment 60") || !strings.Contains(out, "server     tickets") {
@@ -151,7 +164,7 @@ func TestSearchShowStats(t *testing.T) {
 	if _, errs, code := e.run(t, nil, "show", "999"); code != 1 || !strings.Contains(errs, "no event 999") {
 		t.Errorf("show 999: %d %q", code, errs)
 	}
-	if _, errs, code := e.run(t, nil, "show", "abc"); code != 1 || !strings.Contains(errs, "positive id") {
+	if _, errs, code := e.run(t, nil, "show", "abc"); code != 2 || !strings.Contains(errs, "positive id") {
 		t.Errorf("show abc: %d %q", code, errs)
 	}
 	out, _, _ = e.run(t, nil, "stats")
@@ -161,8 +174,8 @@ func TestSearchShowStats(t *testing.T) {
 	if _, errs, code := e.run(t, nil, "search"); code != 2 || !strings.Contains(errs, "needs a query") {
 		t.Errorf("empty search: %d %q", code, errs)
 	}
-	if _, _, code := e.run(t, nil, "search", "--limit", "0", "x"); code != 1 {
-		t.Errorf("--limit 0 accepted")
+	if _, _, code := e.run(t, nil, "search", "--limit", "0", "x"); code != 2 {
+		t.Errorf("--limit 0: exit %d, want 2", code)
 	}
 }
 
@@ -237,14 +250,14 @@ func TestInstallDoctorUninstall(t *testing.T) {
 
 func TestHelpAndUnknown(t *testing.T) {
 	e := newEnv(t)
-	if out, _, code := e.run(t, nil, "--help"); code != 0 || !strings.Contains(out, "ctxhook search") {
+	if out, _, code := e.run(t, nil, "--help"); code != 0 || !strings.Contains(out, "  search ") {
 		t.Errorf("--help: %d\n%s", code, out)
 	}
 	if _, errs, code := e.run(t, nil, "frobnicate"); code != 2 || !strings.Contains(errs, `unknown command "frobnicate"`) {
 		t.Errorf("unknown: %d %q", code, errs)
 	}
-	if _, errs, code := e.run(t, nil, "search", "--help"); code != 0 || !strings.Contains(errs, "-session") {
-		t.Errorf("search --help: %d %q", code, errs)
+	if out, errs, code := e.run(t, nil, "search", "--help"); code != 0 || !strings.Contains(out, "  --session string") || errs != "" {
+		t.Errorf("search --help: %d %q %q", code, out, errs)
 	}
 	if out, _, code := e.run(t, nil, "version"); code != 0 || !strings.Contains(out, "ABI 1") {
 		t.Errorf("version: %d %q", code, out)
@@ -433,11 +446,15 @@ func TestSearchShowBigBodies(t *testing.T) {
 					t.Fatalf("search %s: %d %q\n%s", term, code, errs, out)
 				}
 				out, _, _ = e.run(t, nil, "search", "--json", term)
-				var hits []struct {
-					ID     int64 `json:"id"`
-					Offset int   `json:"offset"`
+				var res struct {
+					Total   int `json:"total"`
+					Results []struct {
+						ID     int64 `json:"id"`
+						Offset int   `json:"offset"`
+					} `json:"results"`
 				}
-				if err := json.Unmarshal([]byte(out), &hits); err != nil || len(hits) != 1 || !strings.HasPrefix(body[hits[0].Offset:], term) {
+				err := json.Unmarshal([]byte(out), &res)
+				if hits := res.Results; err != nil || len(hits) != 1 || res.Total != 1 || !strings.HasPrefix(body[hits[0].Offset:], term) {
 					t.Fatalf("search --json %s: %v %s", term, err, out)
 				}
 			}
@@ -744,8 +761,24 @@ func TestCommandLine(t *testing.T) {
 	if out, _, code := e.run(t, nil, "--version"); code != 0 || !strings.Contains(out, "plugin  ABI") {
 		t.Errorf("--version: %d %q", code, out)
 	}
-	if _, errs, code := e.run(t, nil, "help", "search"); code != 0 || !strings.Contains(errs, "Usage: ctxhook search") {
-		t.Errorf("help search: %d %q", code, errs)
+	if out, _, code := e.run(t, nil, "help", "search"); code != 0 || !strings.Contains(out, "Usage: ctxhook search") {
+		t.Errorf("help search: %d %q", code, out)
+	}
+	// The usage: what a user types first, ctxhook's own commands last.
+	out, _, _ := e.run(t, nil, "help")
+	if s, d := strings.Index(out, "  search "), strings.Index(out, "  daemon "); s < 0 || d < 0 || s > d || strings.Index(out, "Internal") > d {
+		t.Errorf("usage order:\n%s", out)
+	}
+	// Every usage error: one line on stderr naming the command's help, exit 2.
+	for _, args := range [][]string{{"search", "--bogus", "x"}, {"search", "--limit", "0", "x"}, {"search", "--limit=x", "y"}, {"search"},
+		{"show", "abc"}, {"show"}, {"show", "1", "2"}, {"show", "cx"}, {"stats", "--nope"}, {"index", "--format", "vim"},
+		{"purge"}, {"purge", "--older-than", "soon"}, {"install"}, {"install", "vim"}, {"install", "claude-code", "--user", "--project"},
+		{"uninstall", "vim"}, {"doctor"}, {"doctor", "vim"}, {"mcp", "extra"}, {"proxy"}, {"proxy", "--name", "x", "--timeout", "0", "--", "true"},
+		{"demo", "--nope"}, {"version", "--nope"}} {
+		out, errs, code := e.run(t, nil, args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "ctxhook "+args[0]+" --help") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
 	}
 	for typed, want := range map[string]string{"serch": `did you mean "search"`, "instal": `did you mean "install"`, "zzzz": `unknown command "zzzz" (`} {
 		if _, errs, code := e.run(t, nil, typed); code != 2 || !strings.Contains(errs, want) {

@@ -24,16 +24,14 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(env.Stderr, "ctxhook: name a harness: %s\n", strings.Join(harnessNames(), ", "))
-		return 2
+		return usageError(env, "doctor", "name a harness: %s", strings.Join(harnessNames(), ", "))
 	}
 	h, known := install.Harnesses[pos[0]]
 	if pos[0] == install.OpenCode.Name {
 		h, known = install.OpenCode, true
 	}
 	if !known {
-		fmt.Fprintf(env.Stderr, "ctxhook: unknown harness %q (supported: %s)\n", pos[0], strings.Join(harnessNames(), ", "))
-		return 2
+		return usageError(env, "doctor", "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", "))
 	}
 	w := env.Stdout
 	problems := 0

@@ -30,7 +30,7 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	if *format != "" && *format != "claude-code" && *format != "codex" {
-		return fail(env, "--format must be claude-code or codex, not %q", *format)
+		return usageError(env, "index", "--format must be claude-code or codex, not %q", *format)
 	}
 	p, err := resolvePaths(env)
 	if err != nil {

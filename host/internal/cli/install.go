@@ -39,29 +39,24 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, code, false
 	}
 	if len(pos) > 1 && !*wrap {
-		fmt.Fprintf(env.Stderr, "ctxhook: server names (%s) go with --wrap-mcp\n", strings.Join(pos[1:], " "))
-		return installFlags{}, 2, false
+		return installFlags{}, usageError(env, name, "server names (%s) go with --wrap-mcp", strings.Join(pos[1:], " ")), false
 	}
 	if len(pos) < 1 {
-		fmt.Fprintf(env.Stderr, "ctxhook: name a harness: %s\n", strings.Join(harnessNames(), ", "))
-		flags.Usage()
-		return installFlags{}, 2, false
+		return installFlags{}, usageError(env, name, "name a harness: %s", strings.Join(harnessNames(), ", ")), false
 	}
 	h, known := install.Harnesses[pos[0]]
 	if pos[0] == install.OpenCode.Name {
 		h, known = install.OpenCode, true
 	}
 	if !known {
-		fmt.Fprintf(env.Stderr, "ctxhook: unknown harness %q (supported: %s)\n", pos[0], strings.Join(harnessNames(), ", "))
-		return installFlags{}, 2, false
+		return installFlags{}, usageError(env, name, "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", ")), false
 	}
 	if *wrap && len(mcpTargets(h, "user", env)) == 0 {
 		fmt.Fprintf(env.Stderr, "ctxhook: --wrap-mcp is not available for %s: its hooks see result _meta, so the relay needs no proxy\n", h.Title)
 		return installFlags{}, 2, false
 	}
 	if *user && *project {
-		fmt.Fprintln(env.Stderr, "ctxhook: choose one of --user and --project")
-		return installFlags{}, 2, false
+		return installFlags{}, usageError(env, name, "choose one of --user and --project"), false
 	}
 	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP}
 	if *project {

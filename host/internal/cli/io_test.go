@@ -149,9 +149,9 @@ func TestIoApplyStoresARequestOnce(t *testing.T) {
 	effects, _ := json.Marshal([]abi.Effect{{Op: abi.OpStoreEvent, Event: ev}})
 	count := func() int {
 		out, _, _ := e.run(t, nil, "search", "--json", "TCK-77")
-		var hits []json.RawMessage
-		json.Unmarshal([]byte(out), &hits)
-		return len(hits)
+		var res struct{ Results []json.RawMessage }
+		json.Unmarshal([]byte(out), &res)
+		return len(res.Results)
 	}
 	e.vars["CTXHOOK_REQUEST_ID"] = "apply-once"
 	for range 2 {

@@ -19,8 +19,7 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	if len(pos) > 0 {
-		flags.Usage()
-		return 2
+		return usageError(env, "mcp", "takes no arguments, not %q", pos[0])
 	}
 	p, err := resolvePaths(env)
 	if err != nil {

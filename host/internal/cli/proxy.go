@@ -42,9 +42,7 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 		return 2
 	}
 	if *name == "" || (len(command) == 0) == (*url == "") || flags.NArg() > 0 {
-		fmt.Fprintln(env.Stderr, "ctxhook: proxy needs --name, and either the server command after -- or --url")
-		flags.Usage()
-		return 2
+		return usageError(env, "proxy", "needs --name, and either the server command after -- or --url")
 	}
 	hdr := map[string]string{}
 	if *url != "" {
@@ -61,11 +59,10 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 		}
 	}
 	if *timeout <= 0 {
-		return fail(env, "--timeout must be positive")
+		return usageError(env, "proxy", "--timeout must be positive")
 	}
 	if *maxMiB < 1 || *maxMiB > proxy.DefaultMaxMessage>>20 {
-		fmt.Fprintf(env.Stderr, "ctxhook: proxy: --max-message must be between 1 and %d (MiB), not %d\n", proxy.DefaultMaxMessage>>20, *maxMiB)
-		return 2
+		return usageError(env, "proxy", "--max-message must be between 1 and %d (MiB), not %d", proxy.DefaultMaxMessage>>20, *maxMiB)
 	}
 	return proxy.Run(ctx, proxy.Options{Name: *name, Command: command, URL: *url, Headers: hdr, Session: *session, Timeout: *timeout, MaxMessage: *maxMiB << 20,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Getenv: env.Getenv})

@@ -96,12 +96,6 @@ func purgeState(env Env, f store.PurgeFilter) (int, error) {
 	return 0, nil
 }
 
-// usageError reports a bad invocation: one line, exit 2.
-func usageError(env Env, cmd, format string, a ...any) int {
-	fmt.Fprintf(env.Stderr, "ctxhook: "+cmd+": "+format+" (see ctxhook "+cmd+" --help)\n", a...)
-	return 2
-}
-
 // parseAge reads 30d, 12h, 90m, 45s (and anything time.ParseDuration takes).
 func parseAge(s string) (time.Duration, error) {
 	if n, ok := strings.CutSuffix(s, "d"); ok {

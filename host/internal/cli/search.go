@@ -28,26 +28,24 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 	}
 	q := store.ParseQuery(strings.Join(pos, " "))
 	if q.Empty() {
-		fmt.Fprintln(env.Stderr, "ctxhook: search needs a query, e.g. ctxhook search CVX-5909")
-		return 2
+		return usageError(env, "search", "needs a query, e.g. ctxhook search CVX-5909")
 	}
 	if *limit < 1 || *limit > 200 {
-		return fail(env, "--limit must be between 1 and 200, not %d", *limit)
+		return usageError(env, "search", "--limit must be between 1 and 200, not %d", *limit)
 	}
 	if errors.Is(q.Check(), store.ErrQueryTooLong) {
-		fmt.Fprintf(env.Stderr, "ctxhook: search: the query is too long: at most %d bytes and %d terms\n", store.MaxQueryBytes, store.MaxQueryTerms)
-		return 2
+		return usageError(env, "search", "the query is too long: at most %d bytes and %d terms", store.MaxQueryBytes, store.MaxQueryTerms)
 	}
 	st, code := openStore(env)
 	if st == nil {
 		return code
 	}
 	defer st.Close()
-	hits, err := st.Search(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
+	hits, totalEvents, err := st.SearchTotal(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	turns, _, err := st.SearchChunks(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
+	turns, totalTurns, err := st.SearchChunks(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -75,7 +73,15 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 			c := h.Chunk
 			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet, h.Offset})
 		}
-		return writeJSON(env, out)
+		return writeJSON(env, struct {
+			Query       string    `json:"query"`
+			Total       int       `json:"total"`
+			TotalEvents int       `json:"total_events"`
+			TotalTurns  int       `json:"total_turns"`
+			Returned    int       `json:"returned"`
+			Truncated   bool      `json:"truncated"`
+			Results     []jsonHit `json:"results"`
+		}{strings.Join(q.Terms, " "), totalEvents + totalTurns, totalEvents, totalTurns, len(out), len(out) < totalEvents+totalTurns, out})
 	}
 	// Snippets are captured text, which is hostile: escape sequences in it
 	// are printed visibly, not run by the terminal.
@@ -98,7 +104,13 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(w, "#c%-4d %s  %-9s %-32s session %s\n       %s\n",
 			c.ID, time.UnixMilli(c.TimeMS).Format("2006-01-02 15:04:05"), store.CategoryTranscript, c.Harness, shortID(c.Session), h.Snippet)
 	}
-	fmt.Fprintf(w, "\n%s. In full: ctxhook show <id>\n", plural(int64(len(hits)+len(turns)), "result", "results"))
+	shown, total := len(hits)+len(turns), totalEvents+totalTurns
+	if shown < total {
+		fmt.Fprintf(w, "\n%d of %s shown: --limit (up to 200) or more terms for the rest. In full: ctxhook show <id>\n",
+			shown, plural(int64(total), "result", "results"))
+	} else {
+		fmt.Fprintf(w, "\n%s. In full: ctxhook show <id>\n", plural(int64(total), "result", "results"))
+	}
 	return 0
 }
 

@@ -24,15 +24,14 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	if len(pos) != 1 {
-		fs.Usage()
-		return 2
+		return usageError(env, "show", "name one event: an id from 'ctxhook search' (42), a key (e1a2b3c4d5e6f7a8b) or a transcript turn (c12)")
 	}
 	ref := strings.TrimPrefix(pos[0], "#")
 	if rest, ok := strings.CutPrefix(ref, "c"); ok && !isEventKey(ref) {
 		return showChunk(env, rest, *asJSON)
 	}
 	if id, err := strconv.ParseInt(ref, 10, 64); (err == nil && id < 1) || (err != nil && !isEventKey(ref)) {
-		return fail(env, "an event is named by a positive id (42) or a key (e1a2b3c4d5e6f7a8b), not %q", pos[0])
+		return usageError(env, "show", "an event is named by a positive id (42) or a key (e1a2b3c4d5e6f7a8b), not %q", pos[0])
 	}
 	st, code := openStore(env)
 	if st == nil {
@@ -202,7 +201,7 @@ func isEventKey(s string) bool {
 func showChunk(env Env, idText string, asJSON bool) int {
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil || id < 1 {
-		return fail(env, "a transcript turn is named c and a positive number (c12), not c%s", idText)
+		return usageError(env, "show", "a transcript turn is named c and a positive number (c12), not c%s", idText)
 	}
 	st, code := openStore(env)
 	if st == nil {

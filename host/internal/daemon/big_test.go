@@ -23,7 +23,7 @@ func (f *fixture) searchFor(marker string, wait time.Duration) time.Duration {
 		cmd := exec.Command(f.ctxhook, "search", "--json", marker)
 		cmd.Env = f.env
 		out, _ := cmd.Output()
-		if strings.Contains(string(out), marker) {
+		if strings.Contains(string(out), `"snippet"`) && strings.Contains(string(out), marker) { // a result, not the query echoed
 			return time.Since(start)
 		}
 		time.Sleep(100 * time.Millisecond)

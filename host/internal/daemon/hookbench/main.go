@@ -200,7 +200,7 @@ func throughput(env []string, client, ctxhook, sizes string) {
 				cmd := exec.Command(ctxhook, "search", "--json", marker)
 				cmd.Env = env
 				out, _ := cmd.Output()
-				if bytes.Contains(out, []byte(marker)) {
+				if bytes.Contains(out, []byte(`"snippet"`)) && bytes.Contains(out, []byte(marker)) { // a result, not the query echoed
 					break
 				}
 				time.Sleep(50 * time.Millisecond)
