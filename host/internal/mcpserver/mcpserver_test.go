@@ -221,7 +221,8 @@ func TestErrors(t *testing.T) {
 	}{
 		{"search", map[string]any{"query": "   "}, "query is empty"},
 		{"search", map[string]any{"query": "x", "limit": -1}, "between 1 and 50"},
-		{"search", map[string]any{"query": "x", "limit": 100000}, "between 1 and 50"},
+		{"search", map[string]any{"query": "x", "limit": 100000}, "between 1 and 50, not 100000 (narrow the query, or filter by server or session)"},
+		{"get_event", map[string]any{"id": 1, "length": 1 << 30}, "read on with offset"},
 		{"search", map[string]any{"query": "x", "since": "yesterday"}, "is not a time"},
 		{"search", map[string]any{}, "query"},
 		{"search", map[string]any{"query": strings.Repeat("a", 500<<10)}, "at most 4096 bytes and 64 terms"},

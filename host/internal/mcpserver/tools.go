@@ -60,7 +60,7 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	if q.Check() != nil {
 		return nil, SearchOut{}, fmt.Errorf("query too long: at most %d bytes and %d terms; search for its most distinctive words or identifiers", store.MaxQueryBytes, store.MaxQueryTerms)
 	}
-	limit, err := checkLimit(in.Limit, DefaultLimit, MaxLimit)
+	limit, err := checkLimit(in.Limit, DefaultLimit, MaxLimit, "narrow the query, or filter by server or session")
 	if err != nil {
 		return nil, SearchOut{}, err
 	}
@@ -161,7 +161,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 	if err != nil {
 		return nil, ContextOut{}, err
 	}
-	count, err := checkLimit(in.Count, 3, MaxContext)
+	count, err := checkLimit(in.Count, 3, MaxContext, "narrow the query")
 	if err != nil {
 		return nil, ContextOut{}, fmt.Errorf("count: %v", err)
 	}
@@ -255,7 +255,7 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 	if in.Offset < 0 {
 		return nil, EventOut{}, fmt.Errorf("offset must be 0 or more, not %d", in.Offset)
 	}
-	length, err := checkLimit(in.Length, DefaultPage, MaxPage)
+	length, err := checkLimit(in.Length, DefaultPage, MaxPage, "read on with offset: each page gives next_offset")
 	if err != nil {
 		return nil, EventOut{}, fmt.Errorf("length: %v", err)
 	}
@@ -434,15 +434,16 @@ func chunkContext(st *store.Store, id int64, before, after int, out *ContextOut)
 	return b.String(), nil
 }
 
-// checkLimit applies a default to 0 and refuses what is out of range.
-func checkLimit(n, def, max int) (int, error) {
+// checkLimit applies a default to 0 and refuses what is out of range,
+// saying how to get more within it (more is what a too large value wants).
+func checkLimit(n, def, max int, more string) (int, error) {
 	switch {
 	case n == 0:
 		return def, nil
 	case n < 0:
 		return 0, fmt.Errorf("limit must be between 1 and %d, not %d", max, n)
 	case n > max:
-		return 0, fmt.Errorf("limit must be between 1 and %d, not %d (page with offsets or narrow the query)", max, n)
+		return 0, fmt.Errorf("limit must be between 1 and %d, not %d (%s)", max, n, more)
 	}
 	return n, nil
 }
