@@ -786,3 +786,51 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPurgeAsks: on a terminal (a real pty, from script(1)) purge says
+// what it would delete and deletes only after a yes; --yes does not ask;
+// without a terminal nothing is asked (scripts, pipes, /dev/null).
+func TestPurgeAsks(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) to make a terminal")
+	}
+	e := newEnv(t)
+	events := func() int {
+		out, _, _ := e.run(t, nil, "stats", "--all", "--json")
+		var s struct{ Events int }
+		json.Unmarshal([]byte(out), &s)
+		return s.Events
+	}
+	capture := func() {
+		if _, errs, code := e.run(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse"); code != 0 || errs != "" {
+			t.Fatalf("hook: %d %q", code, errs)
+		}
+	}
+	onTerminal := func(answer string, args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(script, "-qec", strings.Join(append([]string{"'" + os.Args[0] + "'"}, args...), " "), os.DevNull)
+		cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH")}
+		for k, v := range e.vars {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+		cmd.Stdin = strings.NewReader(answer)
+		out, _ := cmd.CombinedOutput()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	capture()
+	if out, code := onTerminal("n\n", "purge", "--all"); code != 1 || !strings.Contains(out, "Delete 1 event and 0 transcript turns") || !strings.Contains(out, "nothing deleted") || events() != 1 {
+		t.Fatalf("answered n: exit %d, %d events left\n%s", code, events(), out)
+	}
+	if out, code := onTerminal("y\n", "purge", "--all"); code != 0 || !strings.Contains(out, "purged 1 event") || events() != 0 {
+		t.Fatalf("answered y: exit %d, %d events left\n%s", code, events(), out)
+	}
+	capture()
+	if out, code := onTerminal("", "purge", "--all", "--yes"); code != 0 || strings.Contains(out, "Delete") || events() != 0 {
+		t.Fatalf("--yes: exit %d, %d events left\n%s", code, events(), out)
+	}
+	capture()
+	if out, errs, code := e.proc(t, nil, "purge", "--all"); code != 0 || strings.Contains(errs, "Delete") || events() != 0 {
+		t.Fatalf("without a terminal: exit %d %q %q", code, out, errs)
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/state"
+	"github.com/ctxhook/ctxhook/host/internal/tty"
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
@@ -17,13 +19,15 @@ func runPurge(ctx context.Context, env Env, args []string) int {
 		"Delete captured events (and transcript turns) for good: those of a session,\n"+
 			"of an MCP server, or older than an age (30d, 12h, 90m); the filters combine.\n"+
 			"Deleted content is overwritten and the write-ahead log truncated, so it is\n"+
-			"gone from the files too. --dry-run says what would go.")
+			"gone from the files too. --dry-run says what would go. On a terminal it asks\n"+
+			"before deleting (--yes does not ask).")
 	session := flags.String("session", "", "this session's events and turns")
 	server := flags.String("server", "", "this MCP server's events")
 	older := flags.String("older-than", "", "captured longer ago than AGE (e.g. 30d, 12h)")
 	all := flags.Bool("all", false, "everything")
 	dry := flags.Bool("dry-run", false, "only say what would be purged")
 	vacuum := flags.Bool("vacuum", false, "also compact the database file")
+	yes := flags.Bool("yes", false, "do not ask for confirmation (asked only on a terminal)")
 	if rest, code, ok := parse(flags, args); !ok {
 		return code
 	} else if len(rest) > 0 {
@@ -48,6 +52,19 @@ func runPurge(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	defer st.Close()
+	if !*dry && !*yes && tty.Is(env.Stdin) {
+		p, err := st.Purge(f, true, false)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		fmt.Fprintf(env.Stderr, "Delete %s and %s (%d bytes) for good, with their sessions' relay tokens? [y/N] ",
+			plural(p.Events, "event", "events"), plural(p.Turns, "transcript turn", "transcript turns"), p.Bytes)
+		answer, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(env.Stderr, "ctxhook: purge: nothing deleted (--yes skips this question)")
+			return 1
+		}
+	}
 	p, err := st.Purge(f, *dry, *vacuum)
 	if err != nil {
 		return fail(env, "%v", err)
