@@ -834,3 +834,33 @@ func TestPurgeAsks(t *testing.T) {
 		t.Fatalf("without a terminal: exit %d %q %q", code, out, errs)
 	}
 }
+
+// TestIndexSaysWhy: a file that is not there is an error naming it; a
+// transcript still being written says its last turn waits, and why; once
+// quiet it is indexed.
+func TestIndexSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	dir := t.TempDir()
+	if _, errs, code := e.run(t, nil, "index", filepath.Join(dir, "nonexistent.jsonl")); code != 1 || !strings.Contains(errs, "nonexistent.jsonl: no such file") {
+		t.Errorf("missing file: %d %q", code, errs)
+	}
+	if _, errs, code := e.run(t, nil, "index", dir); code != 1 || !strings.Contains(errs, "not a regular file") {
+		t.Errorf("a directory: %d %q", code, errs)
+	}
+	b, err := os.ReadFile("../../../testdata/transcripts/claude-code-2.1.330.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(dir, "session.jsonl")
+	os.WriteFile(tr, b, 0o600)
+	out, errs, code := e.run(t, nil, "index", tr)
+	if code != 0 || !strings.Contains(out, "its last turn waits: written to in the last 5 minutes") || !strings.Contains(out, "Indexed 0 new turns from 1 transcript;") {
+		t.Errorf("a transcript being written: %d %q %q", code, out, errs)
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(tr, old, old)
+	out, errs, code = e.run(t, nil, "index", tr, filepath.Join(dir, "gone.jsonl"))
+	if code != 1 || strings.Contains(out, "waits") || !strings.Contains(out, "Indexed 1 new turn from 1 transcript;") || !strings.Contains(errs, "gone.jsonl") {
+		t.Errorf("a quiet transcript beside a missing one: %d %q %q", code, out, errs)
+	}
+}

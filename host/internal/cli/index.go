@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,13 +54,26 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 			return 0
 		}
 	}
+	missing := 0
 	for _, f := range pos {
 		abs, _ := filepath.Abs(f)
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			why := "not a regular file"
+			if err != nil {
+				why = errors.Unwrap(err).Error()
+			}
+			fmt.Fprintf(env.Stderr, "ctxhook: index: %s: %s\n", f, why)
+			missing++
+			continue
+		}
 		fm := *format
 		if fm == "" {
 			fm = sniffFormat(abs)
 		}
 		jobs = append(jobs, transcripts.Job{Path: abs, Format: fm})
+	}
+	if len(jobs) == 0 {
+		return 1
 	}
 	r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()})
 	if err != nil {
@@ -82,7 +96,7 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 		}
 		return sd.Read(keys)
 	}
-	total, failed := 0, 0
+	total, failed, waiting := 0, missing, 0
 	for i, j := range jobs {
 		if fi, err := os.Stat(j.Path); err == nil {
 			j.Final = time.Since(fi.ModTime()) > quietFor
@@ -97,13 +111,33 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 		if res.Chunks > 0 {
 			fmt.Fprintf(env.Stdout, "[%d/%d] %s: %d turns (%d KB)\n", i+1, len(jobs), j.Path, res.Chunks, res.Bytes>>10)
 		}
+		if off, err := st.TranscriptOffset(j.Path); err == nil && !j.Final && off < fileSize(j.Path) {
+			// A session still running: its last turn may not be over.
+			waiting++
+			if len(pos) > 0 {
+				fmt.Fprintf(env.Stdout, "[%d/%d] %s: its last turn waits: written to in the last %d minutes, the session may still run; its Stop hook indexes it\n", i+1, len(jobs), j.Path, int(quietFor.Minutes()))
+			}
+		}
 	}
 	n, _ := st.ChunkCount()
-	fmt.Fprintf(env.Stdout, "Indexed %d new turns from %d transcripts; %d turns in the store. Search them with 'ctxhook search'.\n", total, len(jobs), n)
+	fmt.Fprintf(env.Stdout, "Indexed %s from %s; %s in the store. Search them with 'ctxhook search'.\n",
+		plural(int64(total), "new turn", "new turns"), plural(int64(len(jobs)), "transcript", "transcripts"), plural(n, "turn", "turns"))
+	if waiting > 0 && len(pos) == 0 {
+		fmt.Fprintf(env.Stdout, "The last turn of %s waits: written to in the last %d minutes, the session may still run. Its Stop hook indexes it, or 'ctxhook index' once it is quiet.\n",
+			plural(int64(waiting), "transcript", "transcripts"), int(quietFor.Minutes()))
+	}
 	if failed > 0 {
 		return 1
 	}
 	return 0
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
 
 // sniffFormat tells a Codex rollout (its first line is session_meta) from
