@@ -864,3 +864,46 @@ func TestIndexSaysWhy(t *testing.T) {
 		t.Errorf("a quiet transcript beside a missing one: %d %q %q", code, out, errs)
 	}
 }
+
+// TestDemoReport: the demo lists each MCP call once, its column aligned,
+// states the nudge period it really used (an invalid
+// CTXHOOK_NUDGE_EVERY falls back to the default, and it says so), and
+// says when its sample search shows fewer results than match.
+func TestDemoReport(t *testing.T) {
+	e := newEnv(t)
+	e.vars["CTXHOOK_NUDGE_EVERY"] = "0"
+	out, errs, code := e.run(t, nil, "demo")
+	if code != 0 {
+		t.Fatalf("demo: %d %s", code, errs)
+	}
+	seen := map[string]bool{}
+	col := -1
+	for _, line := range strings.Split(out, "\n") {
+		i := strings.Index(line, " token relayed")
+		if j := strings.Index(line, " nudge added"); i < 0 || (j >= 0 && j < i) {
+			i = j
+		}
+		if i < 0 || !strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "  nudges") {
+			continue
+		}
+		call := strings.TrimSpace(line[:i])
+		if strings.HasPrefix(call, "workflow/step") && seen[call] {
+			t.Errorf("listed twice: %s", call)
+		}
+		seen[call] = true
+		if start := len(strings.TrimRight(line[:i+1], " ")) + 1; col < 0 {
+			col = i + 1
+		} else if i+1 != col || start > col {
+			t.Errorf("misaligned (column %d, want %d): %q", i+1, col, line)
+		}
+	}
+	if len(seen) < 20 {
+		t.Errorf("only %d calls listed:\n%s", len(seen), out)
+	}
+	for _, want := range []string{"on external MCP calls 1, 11, 21, 31 (every 10 calls: CTXHOOK_NUDGE_EVERY=0 is not a valid count, so the default)",
+		"(3 of 4 events shown)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/host/internal/demo"
@@ -69,10 +70,13 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintf(w, "  context saved     %d of %d MCP response bytes kept out of the model's context (%.0f%%): %d large responses shaped to head + pointer\n",
 			rep.MCPBytes-rep.ContextBytes, rep.MCPBytes, 100*float64(rep.MCPBytes-rep.ContextBytes)/float64(rep.MCPBytes), rep.Shaped)
 	}
-	fmt.Fprintf(w, "  nudges fired      %d, on external MCP calls %s (every %s)\n", len(rep.NudgeCalls), strings.Join(nudges, ", "), nudgeEvery(env))
+	fmt.Fprintf(w, "  nudges fired      %d, on external MCP calls %s%s\n", len(rep.NudgeCalls), strings.Join(nudges, ", "), nudgeEvery(env, rep.NudgeCalls))
 	fmt.Fprintf(w, "\n$ ctxhook search %s\n", rep.SampleQuery)
 	for _, h := range rep.SampleHits {
 		fmt.Fprintf(w, "  #%-4d %-22s %s\n", h.Event.ID, label(h.Event), h.Snippet)
+	}
+	if rep.SampleTotal > len(rep.SampleHits) {
+		fmt.Fprintf(w, "  (%d of %d events shown)\n", len(rep.SampleHits), rep.SampleTotal)
 	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings:\n  %s\n", strings.Join(rep.Warnings, "\n  "))
@@ -87,11 +91,23 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 	return 0
 }
 
-func nudgeEvery(env Env) string {
-	if v := env.Getenv("CTXHOOK_NUDGE_EVERY"); v != "" {
-		return "CTXHOOK_NUDGE_EVERY=" + v
+// nudgeEvery says the period the replay showed (the plugin decides it:
+// a CTXHOOK_NUDGE_EVERY it finds invalid gives the default), and whether
+// that was the user's setting.
+func nudgeEvery(env Env, calls []int) string {
+	if len(calls) < 2 {
+		return ""
 	}
-	return "10 calls, the default"
+	n := calls[1] - calls[0]
+	v := env.Getenv("CTXHOOK_NUDGE_EVERY")
+	switch set, err := strconv.Atoi(strings.TrimSpace(v)); {
+	case v == "":
+		return fmt.Sprintf(" (every %d calls, the default)", n)
+	case err == nil && set == n:
+		return fmt.Sprintf(" (every %d calls, from CTXHOOK_NUDGE_EVERY)", n)
+	default:
+		return fmt.Sprintf(" (every %d calls: CTXHOOK_NUDGE_EVERY=%s is not a valid count, so the default)", n, v)
+	}
 }
 
 func firstID(rep *demo.Report) int64 {

@@ -140,7 +140,7 @@ func openStoreWith(env Env, o store.Options) (*store.Store, int) {
 	st, err := store.Open(p.DB(), o)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fail(env, "no store at %s yet: nothing has been captured (run 'ctxhook install claude-code', or 'ctxhook demo')", p.DB())
+			return nil, fail(env, "no store at %s yet: nothing has been captured. 'ctxhook install <harness>' wires the capture; the demo's store is its own (see 'ctxhook demo --keep')", p.DB())
 		}
 		return nil, fail(env, "%v", err)
 	}

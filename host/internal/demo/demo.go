@@ -82,6 +82,7 @@ type Report struct {
 	Warnings               []string
 	SampleQuery            string
 	SampleHits             []store.Hit
+	SampleTotal            int // how many events the sample query matches
 	DB                     string
 }
 
@@ -104,17 +105,27 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 	rep := &Report{MCPCalls: map[string]int{}, DB: p.DB()}
 	// What the server accepted, per tool_use_id: the recorded PostToolUse
 	// tool_input (Claude Code reports the input the tool really ran with).
+	// The progress shows one line per MCP call, its label in a column as
+	// wide as the longest.
 	accepted := map[string]string{}
+	width := 0
 	for _, r := range records {
+		var pl struct {
+			ToolName  string          `json:"tool_name"`
+			ToolUseID string          `json:"tool_use_id"`
+			ToolInput json.RawMessage `json:"tool_input"`
+		}
+		json.Unmarshal(r.Payload, &pl)
 		if r.Event == "PostToolUse" {
-			var pl struct {
-				ToolUseID string          `json:"tool_use_id"`
-				ToolInput json.RawMessage `json:"tool_input"`
-			}
-			json.Unmarshal(r.Payload, &pl)
 			accepted[pl.ToolUseID] = canonical(pl.ToolInput)
 		}
+		if server, tool := splitMCP(pl.ToolName); server != "" {
+			var in map[string]any
+			json.Unmarshal(pl.ToolInput, &in)
+			width = max(width, len(server+"/"+tool+" "+shortArgs(in)))
+		}
 	}
+	relayStatus := map[string]string{} // per tool_use_id, from PreToolUse
 	mcpCall := 0
 	for _, r := range records {
 		res, err := eng.Do(ctx, abi.HarnessClaudeCode, r.Event, r.Payload)
@@ -162,9 +173,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 			} else if needs {
 				status = "NO TOKEN RELAYED"
 			}
-			if status != "" && progress != nil {
-				fmt.Fprintf(progress, "  %-28s %s\n", server+"/"+tool+" "+shortArgs(pl.ToolInput), status)
-			}
+			relayStatus[pl.ToolUseID] = status
 		case "PostToolUse":
 			rep.ToolCalls++
 			if server == "" {
@@ -184,11 +193,16 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 					rep.ContextBytes += int64(e.Event.ResponseBytes)
 				}
 			}
+			did := []string{}
+			if st := relayStatus[pl.ToolUseID]; st != "" {
+				did = append(did, st)
+			}
 			if strings.Contains(res.Stdout, "additionalContext") {
 				rep.NudgeCalls = append(rep.NudgeCalls, mcpCall)
-				if progress != nil {
-					fmt.Fprintf(progress, "  %-28s nudge added (MCP call %d)\n", server+"/"+tool+" "+shortArgs(pl.ToolInput), mcpCall)
-				}
+				did = append(did, fmt.Sprintf("nudge added (MCP call %d)", mcpCall))
+			}
+			if len(did) > 0 && progress != nil {
+				fmt.Fprintf(progress, "  %-*s %s\n", width, server+"/"+tool+" "+shortArgs(pl.ToolInput), strings.Join(did, "; "))
 			}
 		}
 	}
@@ -203,7 +217,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 	}
 	rep.Events, rep.BytesCaptured, rep.Redactions = stats.Events, stats.BytesCaptured, stats.Redactions
 	rep.SampleQuery = "CVX-5909"
-	rep.SampleHits, err = st.Search(store.ParseQuery(rep.SampleQuery), store.SearchOptions{Limit: 3})
+	rep.SampleHits, rep.SampleTotal, err = st.SearchTotal(store.ParseQuery(rep.SampleQuery), store.SearchOptions{Limit: 3})
 	return rep, err
 }
 
