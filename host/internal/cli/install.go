@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -25,6 +28,20 @@ type installFlags struct {
 	dryRun  bool
 	wrapMCP bool
 	servers []string // with --wrap-mcp: only these
+	journal install.Journal
+	// restored: files uninstall put back from the journal (or would, in
+	// a dry run); the structural removal leaves them alone.
+	restored map[string]bool
+}
+
+// exe is how the files install writes name ctxhook: this binary's path
+// in the user's own files; in a project's, which are shared with others
+// and other machines, the bare name each user's PATH resolves.
+func (f installFlags) exe() string {
+	if f.scope == "project" {
+		return install.PortableExe
+	}
+	return executable()
 }
 
 func parseInstall(env Env, name, summary string, args []string) (installFlags, int, bool) {
@@ -52,7 +69,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, usageError(env, name, "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", ")), false
 	}
 	if *wrap && len(mcpTargets(h, "user", env)) == 0 {
-		fmt.Fprintf(env.Stderr, "ctxhook: --wrap-mcp is not available for %s: its hooks see result _meta, so the relay needs no proxy\n", h.Title)
+		fmt.Fprintf(env.Stderr, "ctxhook: --wrap-mcp is not available for %s: its hooks see result _meta, so the relay needs no proxy (see 'ctxhook help install')\n", h.Title)
 		return installFlags{}, 2, false
 	}
 	if *user && *project {
@@ -62,6 +79,14 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	if *project {
 		f.scope = "project"
 	}
+	p, err := resolvePaths(env)
+	if err == nil && !*dry {
+		err = paths.EnsureDir(p.Installs())
+	}
+	if err != nil {
+		return installFlags{}, fail(env, "%v", err), false
+	}
+	f.journal = install.Journal{Dir: p.Installs(), Harness: h.Name}
 	return f, 0, true
 }
 
@@ -87,12 +112,16 @@ func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 			return nil
 		}
 		return []install.MCPTarget{{Path: path, Keys: []string{"mcpServers"}}}
+	case install.Cursor.Name:
+		if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
+			return []install.MCPTarget{{Path: m.Path, Keys: m.Keys}}
+		}
 	}
 	return nil
 }
 
 func runInstall(ctx context.Context, env Env, args []string) int {
-	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; keeps a backup; never drops your own hooks.", args)
+	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; never drops your own hooks; keeps each file as it\nfound it (in ctxhook's data directory), so that uninstall puts it back byte for byte.", args)
 	if !ok {
 		return code
 	}
@@ -103,7 +132,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	plan, err := install.PlanHooks(f.harness, path, executable(), true)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), true)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -116,22 +145,26 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 				env.Stdout.Write(fp.After)
 			}
 		}
+		p, _ := resolvePaths(env)
 		if f.wrapMCP {
-			p, _ := resolvePaths(env)
-			return wrapMCP(env, f, p.Config, true)
+			if code := wrapMCP(env, f, p.Config, true); code != 0 {
+				return code
+			}
+		}
+		if code := ownMCPServer(env, f, true); code != 0 {
+			return code
+		}
+		if _, err := os.Stat(p.Config); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "ctxhook: dry run, would write ctxhook's commented config to %s\n", p.Config)
 		}
 		return 0
 	}
-	backup, err := plan.Apply(time.Now())
-	if err != nil {
+	if err := f.journal.Write(plan, true); err != nil {
 		return fail(env, "%v", err)
 	}
 	w := env.Stdout
 	if plan.Changed {
 		fmt.Fprintf(w, "Wired %d %s hooks into %s\n", plan.Added, f.harness.Title, path)
-		if backup != "" {
-			fmt.Fprintf(w, "Previous file kept as %s\n", backup)
-		}
 	} else {
 		fmt.Fprintf(w, "Already installed in %s; nothing changed.\n", path)
 	}
@@ -141,7 +174,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 			return fail(env, "%v", err)
 		}
 		if fp.Changed {
-			if _, err := fp.Apply(time.Now()); err != nil {
+			if err := f.journal.Write(fp, true); err != nil {
 				return fail(env, "%v", err)
 			}
 			fmt.Fprintf(w, "Turned hooks on in %s ([features] hooks = true)\n", fp.Path)
@@ -238,9 +271,29 @@ func startDaemon(env Env, p paths.Paths) bool {
 }
 
 func runUninstall(ctx context.Context, env Env, args []string) int {
-	f, code, ok := parseInstall(env, "uninstall", "Remove exactly the hooks 'ctxhook install' added. Your data and config are kept.", args)
+	f, code, ok := parseInstall(env, "uninstall", "Remove exactly what 'ctxhook install' added: files it changed and nobody changed since go back\nbyte for byte, files it created go. Your captured data and ctxhook's config are kept.", args)
 	if !ok {
 		return code
+	}
+	// Files only this install changed, unchanged since, go back byte for
+	// byte (or away, if install created them).
+	restored, err := f.journal.Restore(f.dryRun)
+	f.restored = map[string]bool{}
+	for _, r := range restored {
+		f.restored[r.Path] = true
+		switch {
+		case f.dryRun && r.Removed:
+			fmt.Fprintf(env.Stdout, "dry run: would remove %s (install created it)\n", r.Path)
+		case f.dryRun:
+			fmt.Fprintf(env.Stdout, "dry run: would put %s back as it was before install\n", r.Path)
+		case r.Removed:
+			fmt.Fprintf(env.Stdout, "Removed %s (install created it)\n", r.Path)
+		default:
+			fmt.Fprintf(env.Stdout, "Put %s back as it was before install\n", r.Path)
+		}
+	}
+	if err != nil {
+		return fail(env, "%v", err)
 	}
 	if f.harness.Name == install.OpenCode.Name {
 		return installOpenCode(ctx, env, f, false)
@@ -258,7 +311,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if code := ownMCPServer(env, f, false); code != 0 {
 		return code
 	}
-	plan, err := install.PlanHooks(f.harness, path, executable(), false)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), false)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -267,27 +320,30 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 		if err != nil {
 			return fail(env, "%v", err)
 		}
-		if fp.Changed {
-			if _, err := fp.Apply(time.Now()); err != nil {
+		if fp.Changed && !f.restored[fp.Path] {
+			if err := f.journal.Write(fp, false); err != nil {
 				return fail(env, "%v", err)
 			}
 			fmt.Fprintf(env.Stdout, "Took back the [features] lines ctxhook added to %s\n", fp.Path)
 		}
 	}
 	if f.dryRun {
-		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %d ctxhook hooks would be removed from %s:\n", plan.Removed, path)
-		env.Stdout.Write(plan.After)
+		if plan.Changed && !f.restored[path] {
+			fmt.Fprintf(env.Stderr, "ctxhook: dry run, %d ctxhook hooks would be removed from %s:\n", plan.Removed, path)
+			env.Stdout.Write(plan.After)
+		}
 		return 0
 	}
 	if !plan.Changed {
-		fmt.Fprintf(env.Stdout, "No ctxhook hooks in %s; nothing changed.\n", path)
+		if !f.restored[path] {
+			fmt.Fprintf(env.Stdout, "No ctxhook hooks in %s; nothing changed.\n", path)
+		}
 		return 0
 	}
-	backup, err := plan.Apply(time.Now())
-	if err != nil {
+	if err := f.journal.Write(plan, false); err != nil {
 		return fail(env, "%v", err)
 	}
-	fmt.Fprintf(env.Stdout, "Removed %d ctxhook hooks from %s\nPrevious file kept as %s\n", plan.Removed, path, backup)
+	fmt.Fprintf(env.Stdout, "Removed %d ctxhook hooks from %s (you changed the file since install, so only ctxhook's entries were taken out)\n", plan.Removed, path)
 	fmt.Fprintf(env.Stdout, "Captured data stays in %s (delete it by hand if you want it gone).\n", p.Data)
 	return 0
 }
@@ -295,7 +351,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 // ownMCPServer adds (or removes) ctxhook's own MCP server, `ctxhook mcp`,
 // in the harness's MCP configuration.
 func ownMCPServer(env Env, f installFlags, add bool) int {
-	if f.noMCP || f.dryRun {
+	if f.noMCP {
 		return 0
 	}
 	wd, _ := os.Getwd()
@@ -307,7 +363,7 @@ func ownMCPServer(env Env, f installFlags, add bool) int {
 		if err != nil {
 			return fail(env, "%v", err)
 		}
-		plan, note, err = install.PlanCodexMCP(install.CodexConfigPath(hooks), executable(), add)
+		plan, note, err = install.PlanCodexMCP(install.CodexConfigPath(hooks), f.exe(), add)
 		if err != nil {
 			return fail(env, "%v", err)
 		}
@@ -316,17 +372,23 @@ func ownMCPServer(env Env, f installFlags, add bool) int {
 		if !ok {
 			return 0
 		}
-		if plan, note, err = install.PlanMCPEntry(m, executable(), add); err != nil {
+		if plan, note, err = install.PlanMCPEntry(m, f.exe(), add); err != nil {
 			return fail(env, "%v", err)
 		}
 	}
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "ctxhook: %s\n", note)
 	}
-	if !plan.Changed {
+	if !plan.Changed || f.restored[plan.Path] {
 		return 0
 	}
-	if _, err := plan.Apply(time.Now()); err != nil {
+	if f.dryRun {
+		verb := map[bool]string{true: "add ctxhook's MCP server to", false: "remove ctxhook's MCP server from"}[add]
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would %s %s:\n", verb, plan.Path)
+		env.Stdout.Write(plan.After)
+		return 0
+	}
+	if err := f.journal.Write(plan, add); err != nil {
 		return fail(env, "%v", err)
 	}
 	if add {
@@ -351,7 +413,7 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 			map[bool]string{true: "add", false: "remove (if ctxhook added it)"}[add], install.ExtismVersion, files.PackageJSON)
 		return 0
 	}
-	done, err := install.InstallOpenCode(files, executable(), plugin.Wasm, add, time.Now())
+	done, err := install.InstallOpenCode(files, executable(), plugin.Wasm, add, f.journal)
 	for _, d := range done {
 		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
 	}
@@ -439,14 +501,14 @@ func writeDefaultConfig(path string) (bool, error) {
 func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
 	var changed []string
 	for _, t := range mcpTargets(f.harness, f.scope, env) {
-		res, err := install.WrapMCP(t, executable(), f.servers, wrap)
+		res, err := install.WrapMCP(t, f.exe(), f.servers, wrap)
 		if err != nil {
 			return fail(env, "%v", err)
 		}
 		for name, why := range res.Skipped {
 			fmt.Fprintf(env.Stderr, "ctxhook: MCP server %q in %s not wrapped: %s\n", name, t.Path, why)
 		}
-		if !res.Plan.Changed {
+		if !res.Plan.Changed || f.restored[t.Path] {
 			continue
 		}
 		changed = append(changed, res.Changed...)
@@ -456,35 +518,49 @@ func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
 			env.Stdout.Write(res.Plan.After)
 			continue
 		}
-		backup, err := res.Plan.Apply(time.Now())
-		if err != nil {
+		if err := f.journal.Write(res.Plan, wrap); err != nil {
 			return fail(env, "%v", err)
 		}
-		fmt.Fprintf(env.Stdout, "%s MCP servers %s in %s (previous file kept as %s)\n", verb, strings.Join(res.Changed, ", "), t.Path, backup)
+		fmt.Fprintf(env.Stdout, "%s MCP servers %s in %s\n", verb, strings.Join(res.Changed, ", "), t.Path)
 	}
+	missing := 0
 	if wrap && len(f.servers) > 0 {
 		for _, s := range f.servers {
 			if !slices.Contains(changed, s) {
-				fmt.Fprintf(env.Stderr, "ctxhook: no stdio MCP server %q to wrap in %s's %s config\n", s, f.harness.Title, f.scope)
+				fmt.Fprintf(env.Stderr, "ctxhook: no stdio MCP server %q to wrap in %s's %s config (see 'ctxhook doctor %s')\n", s, f.harness.Title, f.scope, f.harness.Name)
+				missing++
 			}
 		}
 	}
-	if len(changed) == 0 || f.dryRun {
-		return 0
+	// A named server that is not there is an error, after the others are
+	// done: the user meant something that did not happen.
+	status := min(missing, 1)
+	if len(changed) == 0 {
+		return status
 	}
+	if f.dryRun {
+		verb := map[bool]string{true: "mark", false: "unmark"}[wrap]
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would %s %s proxy = true in %s\n", verb, strings.Join(changed, ", "), configPath)
+		return status
+	}
+	// config.toml is changed through the journal too: uninstall puts it
+	// back as it was, with no empty [servers.*] sections left.
+	// ctxhook's own config (the commented default) is not journaled: it is
+	// kept when ctxhook is uninstalled; only the marks are taken back.
 	if _, err := writeDefaultConfig(configPath); err != nil {
 		return fail(env, "%v", err)
 	}
-	text, err := os.ReadFile(configPath)
+	before, err := os.ReadFile(configPath)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	if err := os.WriteFile(configPath, []byte(install.MarkProxied(string(text), changed, wrap)), 0o600); err != nil {
+	after := []byte(install.MarkProxied(string(before), changed, wrap))
+	if err := f.journal.Write(install.Plan{Path: configPath, Before: before, After: after, Changed: !bytes.Equal(before, after), Mode: 0o600}, wrap); err != nil {
 		return fail(env, "%v", err)
 	}
 	if wrap {
 		fmt.Fprintf(env.Stdout, "Marked them proxy = true in %s. To relay their session tokens, add relay = true\n", configPath)
 		fmt.Fprintf(env.Stdout, "to their [servers.<name>] sections. Restart %s to pick up the change.\n", f.harness.Title)
 	}
-	return 0
+	return status
 }

@@ -104,6 +104,8 @@ type Plan struct {
 	Changed bool
 	Added   int // hook entries written by ctxhook
 	Removed int // hook entries of ctxhook's removed
+	// Mode is a new file's mode (0: 0644); an existing file keeps its own.
+	Mode fs.FileMode
 }
 
 // PlanHooks computes the harness's hooks file with ctxhook's hooks
@@ -170,7 +172,7 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 	} else {
 		settings.set("hooks", hooks.raw())
 	}
-	after, err := settings.pretty()
+	after, err := settings.pretty(before)
 	if err != nil {
 		return p, fmt.Errorf("install: %w", err)
 	}
@@ -179,9 +181,10 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 	}
 	p.After = after
 	p.Changed = !bytes.Equal(p.Before, p.After) && !(p.Before == nil && p.After == nil)
-	if install && p.Before != nil {
+	if p.Before != nil {
 		// Idempotence is judged on content: a file that already holds
-		// exactly our hooks is left alone even if its formatting differs.
+		// exactly our hooks (or, to uninstall, none of them) is left alone
+		// even if its formatting differs.
 		if o, err := parseObject(p.Before); err == nil && bytes.Equal(o.normal(), settings.normal()) {
 			p.Changed, p.After = false, p.Before
 		}
@@ -250,7 +253,15 @@ func (h Harness) template(exe string) (hooks, top *object, err error) {
 	// With the hook client installed next to ctxhook, hooks run it: the
 	// same arguments, answered by the warm daemon. The command is a JSON
 	// string: insert the quoted path JSON-escaped.
-	if client := HookClient(exe); client != "" {
+	client := HookClient(exe)
+	if exe == PortableExe {
+		// A shared file names the hook client by name too, when this
+		// user has one (it is installed with ctxhook).
+		if self, err := os.Executable(); err == nil && HookClient(self) != "" {
+			client = PortableExe + "-hook"
+		}
+	}
+	if client != "" {
 		esc, _ := json.Marshal(ShellQuote(client))
 		b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder+" hook "), append(esc[1:len(esc)-1], ' '))
 	}
@@ -321,6 +332,10 @@ func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.Raw
 	return out, removed, nil
 }
 
+// PortableExe names ctxhook in files shared with others (a project's):
+// found on each user's PATH, where a path would be one user's.
+const PortableExe = "ctxhook"
+
 // HookClient returns the hook client (ctxhook-hook) installed next to
 // exe, or "" when there is none.
 func HookClient(exe string) string {
@@ -363,12 +378,16 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// mustRaw encodes v without HTML escaping: a user's hook command with
+// `>` or `&` in it stays as the user wrote it.
 func mustRaw(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		panic(err)
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // normal is a canonical encoding for comparing content, ignoring layout.

@@ -85,8 +85,7 @@ func (o *object) raw() json.RawMessage {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
+		b.Write(mustRaw(k))
 		b.WriteByte(':')
 		b.Write(o.vals[k])
 	}
@@ -94,12 +93,25 @@ func (o *object) raw() json.RawMessage {
 	return b.Bytes()
 }
 
-// pretty encodes the object indented by two spaces, with a final newline.
-func (o *object) pretty() ([]byte, error) {
+// pretty encodes the object indented as like is (the file it came from:
+// tabs, two or four spaces; two when like has no indented line), with a
+// final newline.
+func (o *object) pretty(like []byte) ([]byte, error) {
 	var b bytes.Buffer
-	if err := json.Indent(&b, o.raw(), "", "  "); err != nil {
+	if err := json.Indent(&b, o.raw(), "", indentOf(like)); err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
+}
+
+// indentOf is the indentation of the first indented line of a JSON text.
+func indentOf(text []byte) string {
+	for _, line := range bytes.Split(text, []byte("\n")) {
+		trimmed := bytes.TrimLeft(line, " \t")
+		if n := len(line) - len(trimmed); n > 0 && len(trimmed) > 0 {
+			return string(line[:n])
+		}
+	}
+	return "  "
 }

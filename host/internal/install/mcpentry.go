@@ -139,7 +139,7 @@ func PlanMCPEntry(m MCPEntry, exe string, add bool) (p Plan, note string, err er
 		}
 		chain[i].set(m.Keys[i], chain[i+1].raw())
 	}
-	if p.After, err = root.pretty(); err != nil {
+	if p.After, err = root.pretty(p.Before); err != nil {
 		return p, "", err
 	}
 	if p.Before == nil && !add {

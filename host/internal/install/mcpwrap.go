@@ -74,6 +74,12 @@ func WrapMCP(t MCPTarget, exe string, names []string, wrap bool) (WrapResult, er
 		if len(names) > 0 && !slices.Contains(names, name) {
 			continue
 		}
+		if isOurMCP(servers.vals[name], exe) {
+			if len(names) > 0 {
+				res.Skipped[name] = "ctxhook's own MCP server"
+			}
+			continue
+		}
 		entry, err := parseObject(servers.vals[name])
 		if err != nil {
 			res.Skipped[name] = "not an object"
@@ -115,7 +121,7 @@ func WrapMCP(t MCPTarget, exe string, names []string, wrap bool) (WrapResult, er
 	for i := len(t.Keys) - 1; i >= 0; i-- {
 		chain[i].set(t.Keys[i], chain[i+1].raw())
 	}
-	after, err := root.pretty()
+	after, err := root.pretty(before)
 	if err != nil {
 		return res, err
 	}

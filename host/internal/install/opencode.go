@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/ctxhook/ctxhook/adapters"
 )
@@ -58,9 +57,9 @@ type openCodeRecord struct {
 	AddedDependency bool `json:"added_dependency"`
 }
 
-// InstallOpenCode writes (install=true) or removes the plugin. It returns
-// one line per change, for the user.
-func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now time.Time) ([]string, error) {
+// InstallOpenCode writes (install=true) or removes the plugin, through the
+// journal. It returns one line per change, for the user.
+func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j Journal) ([]string, error) {
 	var done []string
 	if old, err := os.ReadFile(f.Plugin); err == nil && !bytes.HasPrefix(old, []byte(adapters.OpenCodeMarker)) {
 		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook; move it, nothing was changed", f.Plugin)
@@ -71,11 +70,16 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now
 	}
 	if !install {
 		for _, p := range []string{f.Plugin, f.Wasm, f.Record} {
-			if err := os.Remove(p); err == nil {
-				done = append(done, "removed "+p)
-			} else if !errors.Is(err, fs.ErrNotExist) {
+			old, err := os.ReadFile(p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			} else if err != nil {
 				return done, fmt.Errorf("install: %w", err)
 			}
+			if err := j.Write(Plan{Path: p, Before: old, Changed: true}, false); err != nil {
+				return done, err
+			}
+			done = append(done, "removed "+p)
 		}
 		os.Remove(filepath.Dir(f.Wasm)) // only if empty
 		if rec.AddedDependency {
@@ -84,7 +88,7 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now
 				return done, err
 			}
 			if p.Changed {
-				if _, err := p.Apply(now); err != nil {
+				if err := j.Write(p, false); err != nil {
 					return done, err
 				}
 				done = append(done, "removed @extism/extism from "+f.PackageJSON)
@@ -100,10 +104,11 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now
 		path string
 		data []byte
 	}{{f.Wasm, wasm}, {f.Plugin, bundle}} {
-		if old, err := os.ReadFile(w.path); err == nil && bytes.Equal(old, w.data) {
+		old, err := os.ReadFile(w.path)
+		if err == nil && bytes.Equal(old, w.data) {
 			continue
 		}
-		if err := writeAtomic(w.path, w.data, 0o644); err != nil {
+		if err := j.Write(Plan{Path: w.path, Before: old, After: w.data, Changed: true}, true); err != nil {
 			return done, err
 		}
 		done = append(done, "wrote "+w.path)
@@ -113,7 +118,7 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now
 		return done, err
 	}
 	if p.Changed {
-		if _, err := p.Apply(now); err != nil {
+		if err := j.Write(p, true); err != nil {
 			return done, err
 		}
 		rec.AddedDependency = true
@@ -121,7 +126,7 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, now
 	}
 	b, _ := json.Marshal(rec)
 	if old, err := os.ReadFile(f.Record); err != nil || !bytes.Equal(old, b) {
-		if err := writeAtomic(f.Record, b, 0o644); err != nil {
+		if err := j.Write(Plan{Path: f.Record, Before: old, After: b, Changed: true}, true); err != nil {
 			return done, err
 		}
 	}
@@ -160,7 +165,7 @@ func planDependency(path string, add bool) (Plan, error) {
 	} else {
 		root.set("dependencies", deps.raw())
 	}
-	if p.After, err = root.pretty(); err != nil {
+	if p.After, err = root.pretty(p.Before); err != nil {
 		return p, err
 	}
 	p.Changed = !bytes.Equal(p.Before, p.After)
@@ -200,6 +205,10 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	}
 	tmp := path + ".ctxhook-tmp"
 	if err := os.WriteFile(tmp, data, mode); err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	if err := os.Chmod(tmp, mode); err != nil { // whatever the umask
+		os.Remove(tmp)
 		return fmt.Errorf("install: %w", err)
 	}
 	if err := os.Rename(tmp, path); err != nil {

@@ -95,6 +95,10 @@ func EnsureDir(dir string) error {
 	return owned.Dir(dir)
 }
 
+// Installs is install's journal: each harness file it changed, as it was
+// before (package install, Journal).
+func (p Paths) Installs() string { return filepath.Join(p.Data, "installs") }
+
 // DaemonDir holds the daemon's lock and socket (0700).
 func (p Paths) DaemonDir() string { return filepath.Join(p.Data, "daemon") }
 
