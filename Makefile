@@ -34,10 +34,13 @@ verify.wasm: ## fail if the committed plugin.wasm differs from a fresh build
 	if cmp -s $$tmp/plugin.wasm plugin/plugin.wasm; then echo "plugin.wasm is reproducible ($$(sha256sum < $$tmp/plugin.wasm | cut -c1-16)…)"; rm -rf $$tmp; \
 	else echo "plugin/plugin.wasm differs from a fresh build of ./plugin/guest: run 'make plugin' and commit"; rm -rf $$tmp; exit 1; fi
 
-demo: ## replay the bundled recorded session through the real hooks
-	$(GO) run ./host/cmd/ctxhook demo
+demo: build ## replay the bundled recorded session through the real hooks (built as make build builds, so one compilation serves both)
+	$(BIN) demo
 
-test: vet verify.wasm unit fuzz chaos e2e ## everything CI runs
+test: ## everything CI runs; then no process, real-home file or temp entry of ctxhook's may be left (scripts/leftovers.sh)
+	@scripts/leftovers.sh begin
+	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet verify.wasm unit fuzz chaos e2e
+	@scripts/leftovers.sh end
 
 vet:
 	$(GO) vet ./...
@@ -65,7 +68,7 @@ adapters/node_modules/.package-lock.json: adapters/package-lock.json
 
 e2e: ## real-client end-to-end tests: install pinned clients (network), then run offline
 	CTXHOOK_E2E_PREPARE=1 $(GO) test -count=1 ./e2e/
-	$(GO) test -c -o bin/e2e.test ./e2e/ && $(GO) build -o bin/ctxhook ./host/cmd/ctxhook && $(GO) build -o bin/ctxhook-hook ./host/cmd/ctxhook-hook && $(GO) build -o bin/testmcp ./e2e/testmcp
+	$(GO) test -c -o bin/e2e.test ./e2e/ && $(MAKE) build && $(GO) build -o bin/testmcp ./e2e/testmcp
 	cd e2e && CTXHOOK_E2E=1 CTXHOOK_E2E_BIN=$(CURDIR)/bin ../scripts/offline.sh ../bin/e2e.test -test.count=1 -test.v 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
 
 # A finding always writes its failing input under testdata/fuzz and fails at

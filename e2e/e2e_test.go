@@ -44,7 +44,11 @@ func TestMain(m *testing.M) {
 		fmt.Println("e2e: pinned clients installed")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir) // the binaries built once for every test
+	}
+	os.Exit(code)
 }
 
 // clients are the pinned real clients the e2e tests run.

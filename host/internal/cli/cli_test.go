@@ -17,6 +17,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
+	"github.com/ctxhook/ctxhook/internal/testcache"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -41,10 +42,9 @@ type testEnv struct {
 
 func newEnv(t *testing.T) *testEnv {
 	h := t.TempDir()
-	cache, _ := os.UserCacheDir()
 	return &testEnv{vars: map[string]string{
 		"HOME": filepath.Join(h, "home"), "CTXHOOK_HOME": filepath.Join(h, "ctxhook"),
-		"XDG_CACHE_HOME": filepath.Join(cache, "ctxhook-cli-test"),
+		"XDG_CACHE_HOME": testcache.Dir("ctxhook-cli-test"),
 	}}
 }
 

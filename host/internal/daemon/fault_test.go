@@ -477,3 +477,12 @@ func TestPermissions(t *testing.T) {
 		})
 	}
 }
+
+// TestMain removes what the package's tests built once for all of them.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bins.dir != "" {
+		os.RemoveAll(bins.dir)
+	}
+	os.Exit(code)
+}

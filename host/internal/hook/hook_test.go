@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/testcache"
 )
 
 const payloads = "../../../testdata/payloads/claude-code/2.1.330/"
@@ -37,9 +38,7 @@ func home(t *testing.T) env {
 	h := t.TempDir()
 	os.MkdirAll(filepath.Join(h, "config"), 0o700)
 	os.WriteFile(filepath.Join(h, "config", "config.toml"), []byte("[servers.tickets]\nrelay = true\n"), 0o600)
-	cache, _ := os.UserCacheDir()
-	shared := filepath.Join(cache, "ctxhook-test-wasm")
-	os.MkdirAll(shared, 0o700)
+	shared := testcache.Dir("ctxhook-test-wasm")
 	os.MkdirAll(filepath.Join(h, "cache"), 0o700)
 	os.Symlink(shared, filepath.Join(h, "cache", "wasm"))
 	return env{"CTXHOOK_HOME": h}

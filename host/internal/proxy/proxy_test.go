@@ -21,6 +21,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/cli"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
+	"github.com/ctxhook/ctxhook/internal/testcache"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,7 +41,11 @@ func TestMain(m *testing.M) {
 		serve()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if faultyPlugin.path != "" {
+		os.RemoveAll(filepath.Dir(faultyPlugin.path)) // built once for every test
+	}
+	os.Exit(code)
 }
 
 // ---- the MCP server (official Go SDK) ----
@@ -200,9 +205,7 @@ func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	f := &fixture{home: t.TempDir(), stderr: &lockedBuffer{}}
 	os.MkdirAll(filepath.Join(f.home, "config"), 0o700)
 	os.WriteFile(filepath.Join(f.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\n"), 0o600)
-	cache, _ := os.UserCacheDir()
-	shared := filepath.Join(cache, "ctxhook-test-wasm")
-	os.MkdirAll(shared, 0o700)
+	shared := testcache.Dir("ctxhook-test-wasm")
 	os.MkdirAll(filepath.Join(f.home, "cache"), 0o700)
 	os.Symlink(shared, filepath.Join(f.home, "cache", "wasm"))
 
