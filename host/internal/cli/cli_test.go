@@ -45,6 +45,8 @@ func newEnv(t *testing.T) *testEnv {
 	return &testEnv{vars: map[string]string{
 		"HOME": filepath.Join(h, "home"), "CTXHOOK_HOME": filepath.Join(h, "ctxhook"),
 		"XDG_CACHE_HOME": testcache.Dir("ctxhook-cli-test"),
+		// A budget a loaded machine keeps; tests of deadlines set their own.
+		"CTXHOOK_HOOK_DEADLINE_MS": "120000",
 	}}
 }
 

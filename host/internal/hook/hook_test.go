@@ -41,7 +41,8 @@ func home(t *testing.T) env {
 	shared := testcache.Dir("ctxhook-test-wasm")
 	os.MkdirAll(filepath.Join(h, "cache"), 0o700)
 	os.Symlink(shared, filepath.Join(h, "cache", "wasm"))
-	return env{"CTXHOOK_HOME": h}
+	// A budget a loaded machine keeps; tests of deadlines set their own.
+	return env{"CTXHOOK_HOME": h, "CTXHOOK_HOOK_DEADLINE_MS": "120000"}
 }
 
 func runHook(t *testing.T, e env, event string, stdin []byte) (stdout, stderr string, code int) {
