@@ -4,14 +4,19 @@
 import test, { after } from "node:test";
 import assert from "node:assert/strict";
 import { loadPlugin } from "../index.js";
-import { loadCorpus } from "../conformance/corpus.mjs";
+import { readFileSync } from "node:fs";
+import { loadCorpus, ROOT } from "../conformance/corpus.mjs";
 
 const cases = loadCorpus();
 
 test("corpus is not empty and covers every harness", () => {
+  // The one list of harnesses (harness-configs/harnesses.json), and the
+  // proxy's requests.
+  const registry = JSON.parse(readFileSync(new URL("../../../harness-configs/harnesses.json", import.meta.url)));
   const harnesses = new Set(cases.map((c) => c.req.harness));
-  for (const h of ["claude-code", "codex", "gemini", "cursor", "opencode", "mcp-proxy"]) {
-    assert.ok(harnesses.has(h), `no ${h} cases`);
+  assert.ok(registry.length >= 5, `registry of ${registry.length}`);
+  for (const h of [...registry.map((r) => r.name), "mcp-proxy"]) {
+    assert.ok(harnesses.has(h), `no ${h} cases (corpus ${ROOT})`);
   }
 });
 

@@ -26,10 +26,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	if len(pos) != 1 {
 		return usageError(env, "doctor", "name a harness: %s", strings.Join(harnessNames(), ", "))
 	}
-	h, known := install.Harnesses[pos[0]]
-	if pos[0] == install.OpenCode.Name {
-		h, known = install.OpenCode, true
-	}
+	h, known := install.Lookup(pos[0])
 	if !known {
 		return usageError(env, "doctor", "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", "))
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,10 +60,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	if len(pos) < 1 {
 		return installFlags{}, usageError(env, name, "name a harness: %s", strings.Join(harnessNames(), ", ")), false
 	}
-	h, known := install.Harnesses[pos[0]]
-	if pos[0] == install.OpenCode.Name {
-		h, known = install.OpenCode, true
-	}
+	h, known := install.Lookup(pos[0])
 	if !known {
 		return installFlags{}, usageError(env, name, "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", ")), false
 	}
@@ -91,7 +87,11 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 }
 
 func harnessNames() []string {
-	return append(slices.Sorted(maps.Keys(install.Harnesses)), install.OpenCode.Name)
+	var names []string
+	for _, h := range harnessconfigs.All() {
+		names = append(names, h.Name)
+	}
+	return names
 }
 
 func settingsPath(env Env, h install.Harness, scope string) (string, error) {

@@ -22,6 +22,7 @@ import (
 	"time"
 	"unsafe"
 
+	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
@@ -676,4 +677,4 @@ func oneLine(s string) string {
 }
 
 // Harnesses lists the harnesses `ctxhook hook` accepts.
-var Harnesses = []string{abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessGemini, abi.HarnessCursor}
+var Harnesses = harnessconfigs.HookNames()

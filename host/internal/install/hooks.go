@@ -25,31 +25,44 @@ import (
 // matchers and event names each harness wants live in its template under
 // harness-configs/, so they are encoded once, not in the user's head.
 type Harness struct {
-	// Name is the harness as `ctxhook hook <name>` takes it.
-	Name string
-	// Title names it for people.
-	Title string
-	// Template is the file in harness-configs holding ctxhook's hooks.
-	Template string
-	// Flat is true when hooks.<event> lists handlers directly (Cursor)
-	// rather than matcher groups with their own "hooks" list.
-	Flat bool
+	harnessconfigs.Harness
 }
 
-// The harnesses with command hooks.
+func byName(name string) Harness {
+	h, ok := harnessconfigs.Lookup(name)
+	if !ok {
+		panic("install: no harness " + name + " in harness-configs/harnesses.json")
+	}
+	return Harness{h}
+}
+
+// The harnesses whose install differs, named for that code.
 var (
-	Claude = Harness{Name: "claude-code", Title: "Claude Code", Template: "claude-code/settings.json"}
-	Codex  = Harness{Name: "codex", Title: "Codex CLI", Template: "codex/hooks.json"}
-	Gemini = Harness{Name: "gemini", Title: "Gemini CLI", Template: "gemini/settings.json"}
-	Cursor = Harness{Name: "cursor", Title: "Cursor", Template: "cursor/hooks.json", Flat: true}
+	Claude = byName("claude-code")
+	Codex  = byName("codex")
+	Gemini = byName("gemini")
+	Cursor = byName("cursor")
+	// OpenCode runs ctxhook in-process as a plugin file, not as hook
+	// commands: see opencode.go. It has no hooks template.
+	OpenCode = byName("opencode")
 )
 
-// OpenCode runs ctxhook in-process as a plugin file, not as hook
-// commands: see opencode.go. It has no Template.
-var OpenCode = Harness{Name: "opencode", Title: "OpenCode"}
+// Harnesses lists the command-hook harnesses by name, from the registry.
+var Harnesses = func() map[string]Harness {
+	m := map[string]Harness{}
+	for _, h := range harnessconfigs.All() {
+		if !h.Plugin {
+			m[h.Name] = Harness{h}
+		}
+	}
+	return m
+}()
 
-// Harnesses lists the command-hook harnesses by name.
-var Harnesses = map[string]Harness{Claude.Name: Claude, Codex.Name: Codex, Gemini.Name: Gemini, Cursor.Name: Cursor}
+// Lookup finds any harness install knows, the plugin kind included.
+func Lookup(name string) (Harness, bool) {
+	h, ok := harnessconfigs.Lookup(name)
+	return Harness{h}, ok
+}
 
 // HooksPath returns the file a harness reads hooks from, for a scope:
 // "user" (in the home directory, or the directory the harness's own
@@ -246,7 +259,7 @@ func (p Plan) Apply(now time.Time) (backup string, err error) {
 // template returns ctxhook's hooks for the harness (and the template's
 // whole top-level object) with exe filled in.
 func (h Harness) template(exe string) (hooks, top *object, err error) {
-	b, err := harnessconfigs.FS.ReadFile(h.Template)
+	b, err := harnessconfigs.FS.ReadFile(h.Hooks)
 	if err != nil {
 		return nil, nil, fmt.Errorf("install: %w", err)
 	}
