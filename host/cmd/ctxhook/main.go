@@ -4,10 +4,20 @@ package main
 
 import (
 	"os"
+	"strconv"
 
 	"github.com/ctxhook/ctxhook/host/internal/cli"
+	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 )
 
 func main() {
+	// Started as the watchdog helper of another ctxhook process (systems
+	// without Linux's kernel timer; package watchdog).
+	if p := os.Getenv(watchdog.EnvParent); p != "" {
+		if pid, err := strconv.Atoi(p); err == nil {
+			watchdog.Serve(pid)
+		}
+		return
+	}
 	os.Exit(cli.Main(os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Getenv))
 }

@@ -546,20 +546,6 @@ func holdCollector() (release func()) {
 	}
 }
 
-// sameUser checks the peer's uid with SO_PEERCRED.
-func sameUser(conn *net.UnixConn) bool {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return false
-	}
-	var cred *syscall.Ucred
-	var cerr error
-	raw.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	})
-	return cerr == nil && cred != nil && int(cred.Uid) == os.Getuid()
-}
-
 // Describe says where a daemon for p would listen, for doctor.
 func Describe(p paths.Paths) string {
 	return fmt.Sprintf("socket %s", p.Socket())

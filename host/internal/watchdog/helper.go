@@ -1,0 +1,91 @@
+package watchdog
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// EnvParent, set in a process's environment, makes it a watchdog helper
+// for the process it names (see Serve); the ctxhook binary checks it
+// first thing.
+const EnvParent = "CTXHOOK_WATCHDOG_PARENT"
+
+// Serve is the helper's side, on systems without a kernel timer that
+// signals a process (timer_create is Linux's; see Arm): a small process
+// of its own runtime, which the parent's stuck runtime cannot stop. It
+// reads "arm <id> <unix-ms>" and "disarm <id>" lines on stdin and ends
+// the parent (terminate) when an armed deadline passes; it exits when
+// stdin closes (the parent is gone) or once it has ended the parent.
+func Serve(parent int) {
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(os.Stdin)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	armed := map[string]time.Time{}
+	for {
+		var wait <-chan time.Time
+		if len(armed) > 0 {
+			first := time.Time{}
+			for _, t := range armed {
+				if first.IsZero() || t.Before(first) {
+					first = t
+				}
+			}
+			wait = time.After(time.Until(first))
+		}
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return
+			}
+			f := strings.Fields(line)
+			switch {
+			case len(f) == 3 && f[0] == "arm":
+				ms, err := strconv.ParseInt(f[2], 10, 64)
+				if err == nil {
+					armed[f[1]] = time.UnixMilli(ms)
+				}
+			case len(f) == 2 && f[0] == "disarm":
+				delete(armed, f[1])
+			}
+		case <-wait:
+			for _, t := range armed {
+				if !time.Now().Before(t) {
+					terminate(parent)
+					return
+				}
+			}
+		}
+	}
+}
+
+// arm is the parent's side: the deadline goes to the helper, started on
+// first use; disarm takes it back. ok is false when no helper could be
+// started (the caller falls back to a runtime timer).
+func armHelper(d time.Duration) (disarm func(), ok bool) {
+	w := helperPipe()
+	if w == nil {
+		return nil, false
+	}
+	helper.Lock()
+	helper.seq++
+	id := helper.seq
+	_, err := fmt.Fprintf(w, "arm %d %d\n", id, time.Now().Add(d).UnixMilli())
+	helper.Unlock()
+	if err != nil {
+		return nil, false
+	}
+	return func() {
+		helper.Lock()
+		fmt.Fprintf(w, "disarm %d\n", id)
+		helper.Unlock()
+	}, true
+}

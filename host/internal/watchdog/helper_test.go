@@ -1,0 +1,74 @@
+package watchdog
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets this test binary be the helper, as the ctxhook binary is.
+func TestMain(m *testing.M) {
+	if p := os.Getenv(EnvParent); p != "" {
+		var pid int
+		for _, c := range p {
+			pid = pid*10 + int(c-'0')
+		}
+		Serve(pid)
+		os.Exit(0)
+	}
+	switch os.Getenv("WATCHDOG_TEST_ROLE") {
+	case "stuck":
+		// Armed through the helper, then the whole runtime stands still,
+		// as with a stuck guest call: with asynchronous preemption off
+		// (the test sets GODEBUG), a collection waits forever for a loop
+		// that never reaches a safe point, and every timer with it.
+		armHelper(300 * time.Millisecond)
+		go func() {
+			for {
+				runtime.GC()
+			}
+		}()
+		spin()
+	case "disarmed":
+		disarm, ok := armHelper(300 * time.Millisecond)
+		if !ok {
+			os.Exit(4)
+		}
+		disarm()
+		time.Sleep(800 * time.Millisecond)
+		os.Stdout.WriteString("survived\n")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+//go:noinline
+func spin() {
+	for i := 0; ; i++ {
+		if i < 0 {
+			return
+		}
+	}
+}
+
+// TestHelper: the helper process ends a process whose deadline passed,
+// even one whose runtime is busy, and leaves one that disarmed alone; it
+// exits with its parent.
+func TestHelper(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "WATCHDOG_TEST_ROLE=stuck", "GODEBUG=asyncpreemptoff=1")
+	start := time.Now()
+	err := cmd.Run()
+	if took := time.Since(start); err == nil || took > 20*time.Second || !strings.Contains(err.Error(), "terminated") {
+		t.Fatalf("a stuck process armed for 300 ms: %v after %v, want it terminated", err, took)
+	}
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "WATCHDOG_TEST_ROLE=disarmed")
+	out, err := cmd.Output()
+	if err != nil || string(out) != "survived\n" {
+		t.Fatalf("a disarmed process: %v %q", err, out)
+	}
+}

@@ -1,0 +1,10 @@
+package watchdog
+
+import "os"
+
+// terminate ends pid (TerminateProcess).
+func terminate(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
+}
