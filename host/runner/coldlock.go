@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/plugin"
 )
 
@@ -51,7 +52,7 @@ func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (r
 		deadline = d
 	}
 	for {
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+		if flock.TryLock(f) == nil {
 			locked = true
 			break
 		}
@@ -71,7 +72,7 @@ func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (r
 			}
 		}
 		if locked {
-			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			flock.Unlock(f)
 		}
 		f.Close()
 	}

@@ -1,6 +1,6 @@
 // Package homeprocs finds the ctxhook processes serving one CTXHOOK_HOME,
 // for tests that start daemons and background finishers and must wait
-// for them or end them. Linux only (it reads /proc).
+// for them or end them. It reads /proc: elsewhere it finds none.
 package homeprocs
 
 import (
@@ -8,8 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 )
+
+// kill ends pid at once (SIGKILL).
+func kill(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
+}
 
 // each calls fn with the pid, environment and command line of every
 // process whose environment sets CTXHOOK_HOME=home.
@@ -46,7 +52,7 @@ func KillDaemons(home string) int {
 	n := 0
 	each(home, func(pid int, _, cmdline []byte) {
 		if bytes.Contains(cmdline, []byte("daemon")) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			kill(pid)
 			n++
 		}
 	})
@@ -55,5 +61,5 @@ func KillDaemons(home string) int {
 
 // KillAll SIGKILLs every process serving home.
 func KillAll(home string) {
-	each(home, func(pid int, _, _ []byte) { syscall.Kill(pid, syscall.SIGKILL) })
+	each(home, func(pid int, _, _ []byte) { kill(pid) })
 }

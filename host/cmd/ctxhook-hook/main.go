@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
@@ -155,8 +154,7 @@ func finishLater(harness, event string, payload []byte, deadline time.Duration) 
 func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, failed string, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
-	var st syscall.Stat_t
-	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+	if !socketIsMine(sock) {
 		return 0, nil, nil, "", false
 	}
 	conn, err := dial(sock, until)

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/detach"
@@ -121,8 +119,7 @@ func (c *Client) dial(wait time.Duration) (*clientConn, error) {
 	sock := c.Paths.Socket()
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
-	var st syscall.Stat_t
-	if syscall.Lstat(sock, &st) != nil || int(st.Uid) != os.Getuid() || st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+	if !socketIsMine(sock) {
 		return nil, ErrUnavailable
 	}
 	conn, err := net.DialTimeout("unix", sock, wait)

@@ -24,11 +24,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(lock); err != nil {
 		return ErrRunning
 	}
 	// One compiled module for every instance: the code once in memory, and
@@ -170,9 +170,7 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	os.Remove(sock) // a stale socket of a dead daemon (we hold the lock)
-	old := syscall.Umask(0o077)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	syscall.Umask(old)
+	ln, err := listenPrivate(sock)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ package detach
 
 import (
 	"os"
-	"syscall"
 )
 
 // Start runs bin (as "ctxhook") with args and environment env, stdin in
@@ -24,10 +23,10 @@ func Start(bin string, args, env []string, in *os.File) error {
 		in = null
 	}
 	proc, err := os.StartProcess(bin, append([]string{"ctxhook"}, args...), &os.ProcAttr{
-		Dir:   "/",
+		Dir:   rootDir(),
 		Env:   env,
 		Files: []*os.File{in, null, null},
-		Sys:   &syscall.SysProcAttr{Setsid: true},
+		Sys:   sysAttr(),
 	})
 	if err != nil {
 		return err

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -226,7 +225,7 @@ func replaySpool(dir string, st *store.Store, maxBytes int64, warn func(string))
 	orphans, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.replaying-*"))
 	for _, o := range orphans {
 		pid, err := strconv.Atoi(o[strings.LastIndex(o, "-")+1:])
-		if err == nil && pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+		if err == nil && pid != os.Getpid() && processGone(pid) {
 			files = append(files, o)
 		}
 	}

@@ -25,7 +25,6 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/budget"
@@ -152,7 +151,7 @@ func startStdio(p *proxy) (*stdioUpstream, error) {
 	u := &stdioUpstream{p: p, done: make(chan struct{})}
 	u.child = exec.Command(p.o.Command[0], p.o.Command[1:]...)
 	u.child.Stderr = p.o.Stderr
-	u.child.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	u.child.SysProcAttr = groupAttr()
 	var err error
 	if u.in, err = u.child.StdinPipe(); err != nil {
 		return nil, err
@@ -179,7 +178,7 @@ func startStdio(p *proxy) (*stdioUpstream, error) {
 		// What the server started may still hold its stdout (a grandchild
 		// in the background): that group is ended, and what the server
 		// wrote before it exited is read for at most two seconds more.
-		syscall.Kill(-u.child.Process.Pid, syscall.SIGKILL)
+		endGroup(u.child.Process, true)
 		select {
 		case <-read:
 		case <-time.After(2 * time.Second):
@@ -205,15 +204,14 @@ func (u *stdioUpstream) close() {
 	u.mu.Lock()
 	u.in.Close()
 	u.mu.Unlock()
-	pgid := -u.child.Process.Pid
 	select {
 	case <-u.done:
 	case <-time.After(2 * time.Second):
-		syscall.Kill(pgid, syscall.SIGTERM)
+		endGroup(u.child.Process, false)
 		select {
 		case <-u.done:
 		case <-time.After(2 * time.Second):
-			syscall.Kill(pgid, syscall.SIGKILL)
+			endGroup(u.child.Process, true)
 			<-u.done
 		}
 	}
@@ -572,17 +570,4 @@ func errorResponse(id json.RawMessage, code int, msg string) []byte {
 // a blocking system call, and while one is in progress an idle proxy
 // noticed the server's answer only when the runtime's monitor next
 // polled: about 10 ms late on every tools/call.
-func pollable(r io.Reader) io.Reader {
-	f, ok := r.(*os.File)
-	if !ok {
-		return r
-	}
-	fi, err := f.Stat()
-	if err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-		return r
-	}
-	if err := syscall.SetNonblock(int(f.Fd()), true); err != nil {
-		return r
-	}
-	return os.NewFile(f.Fd(), f.Name())
-}
+func pollable(r io.Reader) io.Reader { return nonblocking(r) }

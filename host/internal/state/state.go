@@ -16,9 +16,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
 
@@ -48,7 +48,7 @@ func (d Dir) Lock(keys []string, timeout time.Duration) (unlock func(), err erro
 	var held []*os.File
 	unlock = func() {
 		for _, f := range held {
-			syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+			flock.Unlock(f)
 			f.Close()
 		}
 	}
@@ -59,14 +59,14 @@ func (d Dir) Lock(keys []string, timeout time.Duration) (unlock func(), err erro
 			return nil, fmt.Errorf("state: %w", err)
 		}
 		for {
-			err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+			err = flock.TryLock(f)
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, syscall.EWOULDBLOCK) || time.Now().After(deadline) {
+			if !errors.Is(err, flock.ErrBusy) || time.Now().After(deadline) {
 				f.Close()
 				unlock()
-				if errors.Is(err, syscall.EWOULDBLOCK) {
+				if errors.Is(err, flock.ErrBusy) {
 					return nil, ErrLocked
 				}
 				return nil, fmt.Errorf("state: lock: %w", err)

@@ -40,4 +40,3 @@ func helperPipe() *os.File {
 	})
 	return helper.w
 }
-

@@ -1,0 +1,24 @@
+//go:build unix
+
+package daemon
+
+import (
+	"net"
+	"os"
+	"syscall"
+)
+
+// listenPrivate listens on a Unix socket only its owner may connect to
+// (created 0600 under the umask, not chmod-ed after, so there is no
+// moment another user could connect).
+func listenPrivate(sock string) (*net.UnixListener, error) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	return net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+}
+
+// socketIsMine: sock is a socket of this user's.
+func socketIsMine(sock string) bool {
+	var st syscall.Stat_t
+	return syscall.Lstat(sock, &st) == nil && int(st.Uid) == os.Getuid() && st.Mode&syscall.S_IFMT == syscall.S_IFSOCK
+}
