@@ -21,4 +21,3 @@ func readFiles(names []string) []abi.File {
 	}
 	return out
 }
-
