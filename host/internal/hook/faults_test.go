@@ -1,3 +1,5 @@
+//go:build linux
+
 package hook
 
 import (
@@ -50,17 +52,6 @@ func checkAnswer(t *testing.T, code int, stdout, stderr string) {
 	if strings.Contains(stdout+stderr, plantedKey) {
 		t.Errorf("the planted key reached the agent: %q %q", stdout, stderr)
 	}
-}
-
-func eventsIn(t *testing.T, e env) int64 {
-	p, _ := paths.Resolve(e.get)
-	st, err := store.Open(p.DB(), store.Options{ReadOnly: true})
-	if err != nil {
-		return 0
-	}
-	defer st.Close()
-	s, _ := st.Stats("")
-	return s.Events
 }
 
 // mountTmpfs mounts a tmpfs of size bytes at dir (root only).

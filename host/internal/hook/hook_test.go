@@ -361,3 +361,15 @@ func TestStopIndexesTranscript(t *testing.T) {
 		}
 	}
 }
+
+// eventsIn counts the events stored under e's home.
+func eventsIn(t *testing.T, e env) int64 {
+	p, _ := paths.Resolve(e.get)
+	st, err := store.Open(p.DB(), store.Options{ReadOnly: true})
+	if err != nil {
+		return 0
+	}
+	defer st.Close()
+	s, _ := st.Stats("")
+	return s.Events
+}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -440,7 +439,7 @@ func TestNoOrphans(t *testing.T) {
 	}
 	f.close(t)
 	deadline := time.Now().Add(5 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
+	for alive(pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("server process %d still alive after the client closed", pid)
 		}

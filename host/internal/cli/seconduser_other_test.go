@@ -1,0 +1,6 @@
+//go:build !unix
+
+package cli
+
+// secondUserProbe is TestSecondUser's other side, which needs Unix users.
+func secondUserProbe(string) {}
