@@ -471,7 +471,7 @@ var harnessNotes = map[string][]string{
 	"cursor": {
 		"Cursor names MCP tools without their server in preToolUse (\"MCP:<tool>\"). ctxhook",
 		"learns each tool's server from afterMCPExecution and injects a token only into tools",
-		"it has seen on exactly one relay server; see the README's Cursor section.",
+		"it has seen on exactly one relay server; see harness-configs/README.md, Cursor.",
 	},
 }
 

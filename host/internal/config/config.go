@@ -6,7 +6,7 @@
 // reported instead of silently doing nothing.
 //
 //	[capture]
-//	max_event_bytes = 4194304      # per-event cap; -1 = none
+//	max_event_bytes = 134217728    # per-event cap (the default, 128 MiB); -1 = none
 //
 //	[retention]
 //	max_events = 200000            # the whole store; over it, least valuable categories go first, oldest first; -1 = none

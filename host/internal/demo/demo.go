@@ -6,7 +6,8 @@
 // The bundled session was recorded from Claude Code 2.1.330 driving two MCP
 // servers (a workflow server that rotates a ~480-character session token on
 // every call, and a ticket server whose responses carry planted secrets);
-// see recorded/README.md for how it was made.
+// e2e's TestRecordDemoSession records it again (CTXHOOK_RECORD names the
+// file).
 package demo
 
 import (

@@ -3,8 +3,10 @@
 //
 // Guarantees, for every harness: install is idempotent (a second run changes
 // no byte); the user's own hooks and settings are never dropped or
-// reordered; the previous file is kept as a timestamped backup before any
-// change; uninstall removes exactly the entries install added.
+// reordered; the file as it was is kept in ctxhook's own data directory
+// (Journal), never beside it; uninstall puts back byte for byte a file
+// nobody changed since, and otherwise removes exactly the entries install
+// added.
 package install
 
 import (
@@ -16,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 )
@@ -222,39 +223,6 @@ func loadJSON(path string) (before []byte, root *object, err error) {
 	return before, root, nil
 }
 
-// Apply writes the plan: a timestamped backup of the old file, then the new
-// file, atomically, keeping the old file's permissions.
-func (p Plan) Apply(now time.Time) (backup string, err error) {
-	if !p.Changed {
-		return "", nil
-	}
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(p.Path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(p.Path), 0o755); err != nil {
-		return "", fmt.Errorf("install: %w", err)
-	}
-	if p.Before != nil {
-		backup = p.Path + ".ctxhook-backup-" + now.Format("20060102-150405.000")
-		if err := os.WriteFile(backup, p.Before, 0o600); err != nil {
-			return "", fmt.Errorf("install: backup: %w", err)
-		}
-	}
-	tmp := p.Path + ".ctxhook-tmp"
-	if err := os.WriteFile(tmp, p.After, mode); err != nil {
-		return backup, fmt.Errorf("install: %w", err)
-	}
-	if err := os.Chmod(tmp, mode); err != nil { // whatever the umask
-		os.Remove(tmp)
-		return backup, fmt.Errorf("install: %w", err)
-	}
-	if err := os.Rename(tmp, p.Path); err != nil {
-		os.Remove(tmp)
-		return backup, fmt.Errorf("install: %w", err)
-	}
-	return backup, nil
-}
 
 // template returns ctxhook's hooks for the harness (and the template's
 // whole top-level object) with exe filled in.

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 const userSettings = `{
@@ -39,10 +38,15 @@ func apply(t *testing.T, path string, h Harness, exe string, install bool) Plan 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Apply(time.Now()); err != nil {
+	if err := testJournal(t).Write(p, install); err != nil {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// testJournal is a journal in the test's own directory.
+func testJournal(t *testing.T) Journal {
+	return Journal{Dir: filepath.Join(t.TempDir(), "installs"), Harness: "test"}
 }
 
 func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
@@ -66,21 +70,16 @@ func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
 		t.Errorf("mode changed to %v", fi.Mode().Perm())
 	}
-	backups, _ := filepath.Glob(path + ".ctxhook-backup-*")
-	if len(backups) != 1 {
-		t.Fatalf("backups = %v", backups)
+	// No backup beside the file (a project would commit it): the
+	// journal keeps the original (journal_test.go).
+	if backups, _ := filepath.Glob(path + ".ctxhook-*"); len(backups) != 0 {
+		t.Fatalf("files left beside the settings: %v", backups)
 	}
-	if b, _ := os.ReadFile(backups[0]); string(b) != userSettings {
-		t.Errorf("backup differs from the original")
-	}
-	// Second install: nothing changes, no new backup.
+	// Second install: nothing changes.
 	p2 := apply(t, path, Claude, "/opt/bin/ctxhook", true)
 	again, _ := os.ReadFile(path)
 	if p2.Changed || string(again) != s {
 		t.Errorf("second install changed the file")
-	}
-	if b, _ := filepath.Glob(path + ".ctxhook-backup-*"); len(b) != 1 {
-		t.Errorf("second install made a backup")
 	}
 	// A moved binary replaces the commands instead of duplicating them.
 	apply(t, path, Claude, "/new place/ctxhook", true)
@@ -241,7 +240,7 @@ func TestCodexFeatures(t *testing.T) {
 				if string(p.After) != tt.installed || (i == 1 && p.Changed) {
 					t.Fatalf("install %d:\n%s\nwant\n%s", i, p.After, tt.installed)
 				}
-				p.Apply(time.Now())
+				testJournal(t).Write(p, true)
 			}
 			if CodexHooksDisabled(path) {
 				t.Error("hooks still disabled after install")
@@ -263,7 +262,7 @@ func TestMCPEntry(t *testing.T) {
 	if err != nil || note != "" || !p.Changed {
 		t.Fatalf("add: %v %q %v", err, note, p.Changed)
 	}
-	p.Apply(time.Now())
+	testJournal(t).Write(p, true)
 	b, _ := os.ReadFile(m.Path)
 	if !strings.Contains(string(b), `"command": "/opt/ctxhook"`) || !strings.Contains(string(b), "jira-mcp") {
 		t.Fatalf("after add: %s", b)
@@ -272,7 +271,7 @@ func TestMCPEntry(t *testing.T) {
 		t.Error("second add changed the file")
 	}
 	p, _, _ = PlanMCPEntry(m, "/opt/ctxhook", false)
-	p.Apply(time.Now())
+	testJournal(t).Write(p, true)
 	if b, _ := os.ReadFile(m.Path); !sameJSON(t, b, []byte(user)) {
 		t.Errorf("after remove: %s", b)
 	}
@@ -295,7 +294,7 @@ func TestCodexMCP(t *testing.T) {
 	if err != nil || !p.Changed || !strings.Contains(string(p.After), "[mcp_servers.ctxhook]") || !strings.Contains(string(p.After), `command = "/opt/ctxhook"`) {
 		t.Fatalf("add: %v\n%s", err, p.After)
 	}
-	p.Apply(time.Now())
+	testJournal(t).Write(p, true)
 	if p2, _, _ := PlanCodexMCP(path, "/opt/ctxhook", true); p2.Changed {
 		t.Error("second add changed the file")
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 const claudeJSON = `{
@@ -32,7 +31,7 @@ func TestWrapAndUnwrap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := res.Plan.Apply(time.Now()); err != nil {
+		if err := testJournal(t).Write(res.Plan, true); err != nil {
 			t.Fatal(err)
 		}
 		wrapped = append(wrapped, res.Changed...)
@@ -70,7 +69,7 @@ func TestWrapAndUnwrap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Plan.Apply(time.Now())
+		testJournal(t).Write(res.Plan, true)
 	}
 	after, _ := os.ReadFile(path)
 	if !sameJSON(t, after, []byte(claudeJSON)) {
