@@ -223,7 +223,6 @@ func loadJSON(path string) (before []byte, root *object, err error) {
 	return before, root, nil
 }
 
-
 // template returns ctxhook's hooks for the harness (and the template's
 // whole top-level object) with exe filled in.
 func (h Harness) template(exe string) (hooks, top *object, err error) {
