@@ -16,8 +16,8 @@ WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -
 all: build
 
 build: ## build bin/ctxhook and the hook client bin/ctxhook-hook
-	$(GO) build -trimpath -o $(BIN) ./host/cmd/ctxhook
-	$(GO) build -trimpath -o $(BIN)-hook ./host/cmd/ctxhook-hook
+	$(GO) build -trimpath -buildvcs=auto -o $(BIN) ./host/cmd/ctxhook
+	$(GO) build -trimpath -buildvcs=auto -o $(BIN)-hook ./host/cmd/ctxhook-hook
 
 plugin: ## rebuild plugin/plugin.wasm and its .sha256 from plugin/
 	$(WASM_BUILD) -o plugin/plugin.wasm ./plugin/guest

@@ -10,10 +10,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/internal/version"
 )
 
 // IO is the standard streams of a command.
@@ -250,13 +250,8 @@ func fail(env Env, format string, a ...any) int {
 	return 1
 }
 
-// Version is the module version, or "devel" in a source build.
-func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// Version is ctxhook's version and the commit it was built from.
+func Version() string { return version.Number + " (" + version.Commit() + ")" }
 
 func executable() string {
 	exe, err := os.Executable()

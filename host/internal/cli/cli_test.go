@@ -17,6 +17,8 @@ import (
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 	"github.com/ctxhook/ctxhook/internal/testcache"
+	"github.com/ctxhook/ctxhook/internal/version"
+	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -735,7 +737,8 @@ func TestConfigProblemOnce(t *testing.T) {
 // the command it most likely meant, exit 2.
 func TestCommandLine(t *testing.T) {
 	e := newEnv(t)
-	if out, _, code := e.run(t, nil, "--version"); code != 0 || !strings.Contains(out, "plugin  ABI") {
+	if out, _, code := e.run(t, nil, "--version"); code != 0 || !strings.Contains(out, "ctxhook "+version.Number+" (commit ") ||
+		!strings.Contains(out, "sha256 "+strings.TrimSpace(plugin.SHA256)+"\n") {
 		t.Errorf("--version: %d %q", code, out)
 	}
 	if out, _, code := e.run(t, nil, "help", "search"); code != 0 || !strings.Contains(out, "Usage: ctxhook search") {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/version"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -15,11 +17,7 @@ func runVersion(ctx context.Context, env Env, args []string) int {
 	if _, code, ok := parse(flags, args); !ok {
 		return code
 	}
-	sum := plugin.SHA256
-	if len(sum) > 12 {
-		sum = sum[:12]
-	}
-	fmt.Fprintf(env.Stdout, "ctxhook %s (%s, %s/%s)\nplugin  ABI %d, %d bytes, sha256 %s\nstore   schema %d\n",
-		Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH, abi.Version, len(plugin.Wasm), sum, store.SchemaVersion)
+	fmt.Fprintf(env.Stdout, "ctxhook %s (commit %s, %s, %s/%s)\nplugin  ABI %d, %d bytes, sha256 %s\nstore   schema %d\n",
+		version.Number, version.Commit(), runtime.Version(), runtime.GOOS, runtime.GOARCH, abi.Version, len(plugin.Wasm), strings.TrimSpace(plugin.SHA256), store.SchemaVersion)
 	return 0
 }
