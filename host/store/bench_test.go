@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
 )
@@ -18,7 +19,7 @@ import (
 // BenchmarkApply is one hook's store write: one ~6 KB event in its own
 // transaction, indexed twice.
 func BenchmarkApply(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(b), "db"), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func BenchmarkApply(b *testing.B) {
 
 // BenchmarkSearch searches 5,000 stored events for a ticket id.
 func BenchmarkSearch(b *testing.B) {
-	s, err := Open(filepath.Join(b.TempDir(), "db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(b), "db"), Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func BenchmarkIndexState100k(b *testing.B) {
 // run 20 rounds of the queries. It reports both p50s and their ratio;
 // skipped when the native tool cannot be built (no C compiler).
 func BenchmarkSearchNative100k(b *testing.B) {
-	native := filepath.Join(b.TempDir(), "nativesqlite")
+	native := filepath.Join(testdir.New(b), "nativesqlite")
 	build := exec.Command("go", "build", "-tags", "sqlite_fts5", "-o", native, ".")
 	build.Dir = "../../bench/nativesqlite"
 	if out, err := build.CombinedOutput(); err != nil {
@@ -216,7 +217,7 @@ func BenchmarkSearchNative100k(b *testing.B) {
 		plan = append(plan, cur)
 	}
 	s.conn.Trace(0, nil)
-	planFile := filepath.Join(b.TempDir(), "plan.json")
+	planFile := filepath.Join(testdir.New(b), "plan.json")
 	pj, _ := json.Marshal(plan)
 	os.WriteFile(planFile, pj, 0o600)
 	const rounds = 20

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
@@ -192,7 +193,7 @@ func TestBodiesInParts(t *testing.T) {
 			if tt.size > 8<<20 && testing.Short() {
 				t.Skip("64 MiB: not with -short")
 			}
-			path := filepath.Join(t.TempDir(), "p.db")
+			path := filepath.Join(testdir.New(t), "p.db")
 			var s *Store
 			if tt.size > 8<<20 {
 				s = openCapped(t, path, capMemory)
@@ -459,7 +460,7 @@ func TestTermsAcrossParts(t *testing.T) {
 // version 4) is read as it is, read-only, and once migrated keeps its old
 // events readable and searchable next to new ones in parts.
 func TestMigrateFromV4(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "old.db")
+	path := filepath.Join(testdir.New(t), "old.db")
 	conn, err := sqlite3.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -555,7 +556,7 @@ func TestMigrateFromV4(t *testing.T) {
 // database files, and retention evicts parts with their events.
 func TestPurgeParts(t *testing.T) {
 	small(t, 4096)
-	path := filepath.Join(t.TempDir(), "p.db")
+	path := filepath.Join(testdir.New(t), "p.db")
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)

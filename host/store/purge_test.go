@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -14,7 +15,7 @@ import (
 // events, and their text is gone from the database files and the
 // indexes, not only from the tables.
 func TestPurge(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "p.db")
+	path := filepath.Join(testdir.New(t), "p.db")
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)

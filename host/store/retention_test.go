@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -12,7 +13,7 @@ import (
 // within one, the oldest; MCP responses go last. A write now and then
 // enforces the caps by itself.
 func TestRetention(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "r.db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(t), "r.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestRetention(t *testing.T) {
 	}
 
 	// Writes enforce the caps every 200 events.
-	s2, err := Open(filepath.Join(t.TempDir(), "w.db"), Options{Retention: Retention{MaxEvents: 150}})
+	s2, err := Open(filepath.Join(testdir.New(t), "w.db"), Options{Retention: Retention{MaxEvents: 150}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,11 +89,25 @@ func Open(path string, o Options) (*Store, error) {
 		}
 		flags = sqlite3.OPEN_READONLY
 	}
-	conn, err := sqlite3.OpenFlags(path, flags)
+	conn, err := openConn(path, flags)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
 	}
 	return newStore(conn, path, o)
+}
+
+// openConn opens a connection, turning a panic of the SQLite wrapper into
+// an error: setting up its memory panics where the system refuses it (on
+// Windows, an emulator without VirtualAlloc2 placeholders, such as Wine
+// 8.0), and a hook must then keep its event in the spool and answer, not
+// crash with a status the harness takes for "block".
+func openConn(path string, flags sqlite3.OpenFlag) (conn *sqlite3.Conn, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			conn, err = nil, fmt.Errorf("SQLite could not start: %v", r)
+		}
+	}()
+	return sqlite3.OpenFlags(path, flags)
 }
 
 // newStore sets up a store on an open connection.

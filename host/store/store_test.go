@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/google/go-cmp/cmp"
 )
 
 func open(t *testing.T) *Store {
 	t.Helper()
-	s, err := Open(filepath.Join(t.TempDir(), "data", "ctxhook.db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(t), "data", "ctxhook.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestSearch(t *testing.T) {
 func TestFileModes(t *testing.T) {
 	old := syscallUmask(0o002)
 	defer syscallUmask(old)
-	dir := filepath.Join(t.TempDir(), "data")
+	dir := filepath.Join(testdir.New(t), "data")
 	s, err := Open(filepath.Join(dir, "ctxhook.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestFileModes(t *testing.T) {
 }
 
 func TestMigrateRefusesNewerSchema(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db")
+	path := filepath.Join(testdir.New(t), "db")
 	s, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +191,7 @@ func FuzzQuery(f *testing.F) {
 // A reader re-creates -wal and -shm after the last writer closed; they must
 // still be 0600 under a permissive umask.
 func TestReaderCreatesPrivateFiles(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
+	dir := filepath.Join(testdir.New(t), "data")
 	path := filepath.Join(dir, "ctxhook.db")
 	s, err := Open(path, Options{})
 	if err != nil {
@@ -286,7 +287,7 @@ func TestSearchFiltersTotalAndRefs(t *testing.T) {
 // first hooks after an install) all succeed; one of them migrates.
 func TestConcurrentFirstOpen(t *testing.T) {
 	for round := 0; round < 5; round++ {
-		path := filepath.Join(t.TempDir(), "c.db")
+		path := filepath.Join(testdir.New(t), "c.db")
 		var wg sync.WaitGroup
 		errs := make(chan error, 8)
 		for i := 0; i < 8; i++ {
@@ -314,7 +315,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 // twice is stored once; batches without a name are always stored (a
 // harness replaying a payload on purpose).
 func TestApplyOnce(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "o.db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(t), "o.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +340,7 @@ func TestApplyOnce(t *testing.T) {
 // insert and delete (events, chunks, a purge of one session), and Check
 // holds.
 func TestCounts(t *testing.T) {
-	s, err := Open(filepath.Join(t.TempDir(), "c.db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(t), "c.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +398,7 @@ func TestQueryBounds(t *testing.T) {
 // into a directory others may write; a file of this user's made under a
 // permissive umask is tightened to 0600 and used.
 func TestRefusesOthersFiles(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "shared")
+	dir := filepath.Join(testdir.New(t), "shared")
 	os.Mkdir(dir, 0o700)
 	path := filepath.Join(dir, "ctxhook.db")
 	os.WriteFile(path, nil, 0o666)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -22,7 +23,7 @@ func TestBigBodyTimings(t *testing.T) {
 	if os.Getenv("CTXHOOK_TIMINGS") == "" {
 		t.Skip("set CTXHOOK_TIMINGS=1")
 	}
-	s, err := Open(filepath.Join(t.TempDir(), "t.db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(t), "t.db"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

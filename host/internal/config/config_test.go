@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/google/go-cmp/cmp"
 )
@@ -54,7 +55,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestMissingFileIsEmpty(t *testing.T) {
-	cfg, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
+	cfg, err := Load(filepath.Join(testdir.New(t), "nope.toml"))
 	if err != nil || cfg.Servers != nil {
 		t.Fatalf("Load = %+v, %v", cfg, err)
 	}
@@ -74,7 +75,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestServerHeaders(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.toml")
+	path := filepath.Join(testdir.New(t), "config.toml")
 	os.WriteFile(path, []byte("[servers.jira]\nproxy = true\nheaders = { Authorization = \"Bearer ${JIRA_TOKEN}\", X-Plain = \"a$b\" }\n"), 0o600)
 	if _, err := Load(path); err != nil {
 		t.Fatalf("headers rejected by Load: %v", err)

@@ -2,6 +2,7 @@ package flock
 
 import (
 	"errors"
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 // TestAcrossProcesses: a lock another process holds is busy, and free
 // once that process ends (it never unlocked: the lock went with it).
 func TestAcrossProcesses(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.lock")
+	path := filepath.Join(testdir.New(t), "x.lock")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)

@@ -503,6 +503,14 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	done := make(chan outcome, 1)
 	read := make(chan []byte, 1) // the payload, once read in full
 	go func() {
+		// A panic anywhere in the run is one failed hook, answered as
+		// every failure is (fail-open), never a crash: a crash's exit
+		// status is one some harnesses take for "block the tool".
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
 		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read)
 		done <- outcome{res, err}
 	}()

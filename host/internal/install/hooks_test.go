@@ -2,8 +2,10 @@ package install
 
 import (
 	"encoding/json"
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -22,7 +24,7 @@ const userSettings = `{
 
 func write(t *testing.T, content string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	path := filepath.Join(testdir.New(t), ".claude", "settings.json")
 	if content != "" {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, []byte(content), 0o640); err != nil {
@@ -46,7 +48,7 @@ func apply(t *testing.T, path string, h Harness, exe string, install bool) Plan 
 
 // testJournal is a journal in the test's own directory.
 func testJournal(t *testing.T) Journal {
-	return Journal{Dir: filepath.Join(t.TempDir(), "installs"), Harness: "test"}
+	return Journal{Dir: filepath.Join(testdir.New(t), "installs"), Harness: "test"}
 }
 
 func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
@@ -67,7 +69,7 @@ func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
 	if strings.Index(s, `"model"`) > strings.Index(s, `"hooks"`) || strings.Index(s, `"hooks"`) > strings.Index(s, `"permissions"`) {
 		t.Errorf("key order changed:\n%s", s)
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 && runtime.GOOS != "windows" { // Windows has no mode bits
 		t.Errorf("mode changed to %v", fi.Mode().Perm())
 	}
 	// No backup beside the file (a project would commit it): the
@@ -228,7 +230,7 @@ func TestCodexFeatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "config.toml")
+			path := filepath.Join(testdir.New(t), "config.toml")
 			if tt.before != "" {
 				os.WriteFile(path, []byte(tt.before), 0o600)
 			}
@@ -254,7 +256,7 @@ func TestCodexFeatures(t *testing.T) {
 }
 
 func TestMCPEntry(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	m := MCPEntry{Path: filepath.Join(dir, ".claude.json"), Keys: []string{"mcpServers"}, Entry: stdioEntry(true)}
 	user := `{"numStartups": 3, "mcpServers": {"jira": {"command": "jira-mcp"}}}`
 	os.WriteFile(m.Path, []byte(user), 0o600)
@@ -287,7 +289,7 @@ func TestMCPEntry(t *testing.T) {
 }
 
 func TestCodexMCP(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config.toml")
+	path := filepath.Join(testdir.New(t), "config.toml")
 	user := "model = \"o4\"\n\n[features] # added by ctxhook\nhooks = true # added by ctxhook\n"
 	os.WriteFile(path, []byte(user), 0o600)
 	p, _, err := PlanCodexMCP(path, "/opt/ctxhook", true)

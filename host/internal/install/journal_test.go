@@ -1,8 +1,10 @@
 package install
 
 import (
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -21,7 +23,7 @@ func plan(t *testing.T, path, after string) Plan {
 // else to the structural uninstall, and waits for the last of two
 // harnesses sharing a file.
 func TestJournal(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	jdir := filepath.Join(dir, "journal")
 	a, b := Journal{Dir: jdir, Harness: "a"}, Journal{Dir: jdir, Harness: "b"}
 	orig := filepath.Join(dir, "settings.json")
@@ -57,7 +59,7 @@ func TestJournal(t *testing.T) {
 	if b, _ := os.ReadFile(orig); string(b) != "{\n\t\"x\": 1\n}\n" {
 		t.Errorf("original not put back: %q", b)
 	}
-	if fi, _ := os.Stat(orig); fi.Mode().Perm() != 0o640 {
+	if fi, _ := os.Stat(orig); fi.Mode().Perm() != 0o640 && runtime.GOOS != "windows" { // Windows has no mode bits
 		t.Errorf("mode %v", fi.Mode().Perm())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new")); !os.IsNotExist(err) {

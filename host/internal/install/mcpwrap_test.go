@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ const claudeJSON = `{
 `
 
 func TestWrapAndUnwrap(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	path := filepath.Join(dir, ".claude.json")
 	os.WriteFile(path, []byte(claudeJSON), 0o600)
 	targets := ClaudeMCPTargets("user", dir, "/work/app")

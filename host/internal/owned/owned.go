@@ -52,18 +52,14 @@ func walk(dir string, depth int) error {
 	return nil
 }
 
-// mine checks one entry: not a link, this user's, writable by no one else.
+// mine checks one entry: not a link, this user's, writable by no one else
+// (foreign says how, per OS: a uid and mode bits, or an owner SID and an
+// access control list).
 func mine(p string, fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symbolic link", p)
 	}
-	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
-		return fmt.Errorf("%s is owned by uid %d, not by this user (%d)", p, uid, os.Geteuid())
-	}
-	if othersMayWrite(fi) {
-		return fmt.Errorf("%s is writable by others (mode %v)", p, fi.Mode().Perm())
-	}
-	return nil
+	return foreign(p, fi)
 }
 
 // File checks an existing file ctxhook is about to open: not a symbolic

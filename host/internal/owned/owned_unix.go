@@ -119,6 +119,17 @@ func privateGroup(gid uint32) bool {
 	return private.ok && int(gid) == private.gid
 }
 
+// foreign: p is another user's, or others may write it.
+func foreign(p string, fi fs.FileInfo) error {
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s is owned by uid %d, not by this user (%d)", p, uid, os.Geteuid())
+	}
+	if othersMayWrite(fi) {
+		return fmt.Errorf("%s is writable by others (mode %v)", p, fi.Mode().Perm())
+	}
+	return nil
+}
+
 func owner(fi fs.FileInfo) (int, bool) {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return int(st.Uid), true

@@ -1,6 +1,7 @@
 package paths
 
 import (
+	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +35,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestEnsureDirIgnoresUmask(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a", "b")
+	dir := filepath.Join(testdir.New(t), "a", "b")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		t.Fatal(err)
 	}
