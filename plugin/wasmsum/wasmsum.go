@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "41fb6e3e34ae014abed7d9f87dbc7a09b30f31913e53acb7e19c5f072603c125"
+const SHA256 = "f4ff2b1077438fc097a252b53597dd054cae04f65a56cb48a4c96bd7f4229625"

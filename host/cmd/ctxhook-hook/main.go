@@ -251,7 +251,7 @@ func full() string {
 	if err != nil {
 		return "ctxhook"
 	}
-	return filepath.Join(filepath.Dir(self), "ctxhook")
+	return filepath.Join(filepath.Dir(self), "ctxhook"+exeSuffix)
 }
 
 // spawnDaemon starts `ctxhook daemon` detached, for the next hook. The

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -39,7 +40,7 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 	}
 	var jobs []transcripts.Job
 	if len(pos) == 0 {
-		home := env.Getenv("HOME")
+		home := install.Home(env.Getenv)
 		claudeDir := filepath.Join(home, ".claude")
 		if d := env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 			claudeDir = d

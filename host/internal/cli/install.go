@@ -105,7 +105,7 @@ func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 	wd, _ := os.Getwd()
 	switch h.Name {
 	case install.Claude.Name:
-		return install.ClaudeMCPTargets(scope, env.Getenv("HOME"), wd)
+		return install.ClaudeMCPTargets(scope, install.Home(env.Getenv), wd)
 	case install.Gemini.Name:
 		path, err := settingsPath(env, h, scope)
 		if err != nil {

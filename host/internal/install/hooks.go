@@ -69,7 +69,7 @@ func Lookup(name string) (Harness, bool) {
 // "user" (in the home directory, or the directory the harness's own
 // environment variable names) or "project" (under dir).
 func (h Harness) HooksPath(scope string, getenv func(string) string, dir string) (string, error) {
-	home := getenv("HOME")
+	home := Home(getenv)
 	var user, project string
 	switch h.Name {
 	case Claude.Name:
@@ -312,6 +312,17 @@ func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.Raw
 	return out, removed, nil
 }
 
+// Home is the user's home directory, where the harnesses keep their user
+// settings (~/.claude, ~/.codex, ~/.gemini, ~/.cursor): $HOME, or on
+// Windows, where HOME is not set, %USERPROFILE% (C:\Users\<name>), where
+// those harnesses keep them there.
+func Home(getenv func(string) string) string {
+	if h := getenv("HOME"); h != "" {
+		return h
+	}
+	return getenv("USERPROFILE")
+}
+
 // PortableExe names ctxhook in files shared with others (a project's):
 // found on each user's PATH, where a path would be one user's.
 const PortableExe = "ctxhook"
@@ -319,8 +330,8 @@ const PortableExe = "ctxhook"
 // HookClient returns the hook client (ctxhook-hook) installed next to
 // exe, or "" when there is none.
 func HookClient(exe string) string {
-	c := filepath.Join(filepath.Dir(exe), "ctxhook-hook")
-	if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+	c := filepath.Join(filepath.Dir(exe), "ctxhook-hook"+exeSuffix)
+	if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && (exeSuffix != "" || fi.Mode()&0o111 != 0) {
 		return c
 	}
 	return ""
@@ -345,17 +356,6 @@ func IsOurs(command, exe, harness string) bool {
 		}
 	}
 	return false
-}
-
-// ShellQuote quotes a path for a POSIX shell when it needs quoting.
-func ShellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // mustRaw encodes v without HTML escaping: a user's hook command with

@@ -89,7 +89,8 @@ func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
 	if n := strings.Count(string(moved), "hook claude-code PreToolUse"); n != 1 {
 		t.Errorf("%d PreToolUse entries after moving the binary", n)
 	}
-	if !strings.Contains(string(moved), `'/new place/ctxhook' hook claude-code`) {
+	quoted, _ := json.Marshal(ShellQuote("/new place/ctxhook") + " hook claude-code") // '...' here, "..." on Windows
+	if !strings.Contains(string(moved), strings.Trim(string(quoted), `"`)) || ShellQuote("/new place/ctxhook") == "/new place/ctxhook" {
 		t.Errorf("path with a space not shell-quoted:\n%s", moved)
 	}
 	// Uninstall leaves exactly the user's content.

@@ -39,7 +39,7 @@ func stdioEntry(typed bool) func(string) any {
 // scope; ok is false for Codex CLI, whose servers live in TOML (see
 // PlanCodexMCP).
 func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string) (MCPEntry, bool) {
-	home := getenv("HOME")
+	home := Home(getenv)
 	switch h.Name {
 	case Claude.Name:
 		if scope == "project" {

@@ -33,7 +33,7 @@ func OpenCodeDir(scope string, getenv func(string) string, dir string) (string, 
 		if x := getenv("XDG_CONFIG_HOME"); x != "" {
 			return filepath.Join(x, "opencode"), nil
 		}
-		if h := getenv("HOME"); h != "" {
+		if h := Home(getenv); h != "" {
 			return filepath.Join(h, ".config", "opencode"), nil
 		}
 		return "", errors.New("install: HOME is not set")

@@ -8,8 +8,6 @@
 package paths
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -49,34 +47,7 @@ func Resolve(getenv func(string) string) (Paths, error) {
 			Config: filepath.Join(h, "config", "config.toml"),
 		}, nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		var err error
-		if home, err = os.UserHomeDir(); err != nil {
-			return Paths{}, errors.New("paths: neither CTXHOOK_HOME nor HOME is set")
-		}
-	}
-	if !filepath.IsAbs(home) {
-		return Paths{}, fmt.Errorf("paths: HOME is not an absolute path (%q)", home)
-	}
-	// The XDG base directory specification: a relative path in these
-	// variables is invalid and ignored. Taken as it is, it put the store
-	// in whatever directory a hook ran in (the project) and the daemon's
-	// in the root directory.
-	xdg := func(name string, def ...string) string {
-		if v := getenv(name); filepath.IsAbs(v) {
-			return v
-		}
-		return filepath.Join(append([]string{home}, def...)...)
-	}
-	state := xdg("XDG_STATE_HOME", ".local", "state")
-	cfg := xdg("XDG_CONFIG_HOME", ".config")
-	cache := xdg("XDG_CACHE_HOME", ".cache")
-	return Paths{
-		Data:   filepath.Join(state, "ctxhook"),
-		Cache:  filepath.Join(cache, "ctxhook"),
-		Config: filepath.Join(cfg, "ctxhook", "config.toml"),
-	}, nil
+	return defaults(getenv)
 }
 
 // EnsureDir creates dir (and parents) and forces it to 0700 whatever the

@@ -73,6 +73,7 @@ func Parse(raw []byte) (*Payload, error) { return ParseWith(raw, nil) }
 // raw's structure, so that expanding its tool response later does not
 // search its long strings again.
 func ParseWith(raw []byte, e *jsonfast.Expander) (*Payload, error) {
+	raw = payload.Clean(raw)
 	p, ok := parseFast(raw, e)
 	if !ok {
 		p = &Payload{}

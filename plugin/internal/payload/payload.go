@@ -14,9 +14,18 @@ import (
 // "bad input" from "ctxhook failed" with errors.Is.
 var ErrPayload = errors.New("bad hook payload")
 
+// bom is the UTF-8 byte order mark, which Windows tools (PowerShell's
+// redirections among them) put before a JSON text.
+var bom = []byte("\xef\xbb\xbf")
+
+// Clean drops a leading UTF-8 byte order mark: JSON forbids it, and a
+// payload written on Windows may start with one. Its line ends (CRLF) are
+// JSON whitespace already.
+func Clean(raw []byte) []byte { return bytes.TrimPrefix(raw, bom) }
+
 // Decode checks that raw is one JSON object and decodes it into v.
 func Decode(raw []byte, v any) error {
-	raw = bytes.TrimSpace(raw)
+	raw = bytes.TrimSpace(Clean(raw))
 	if len(raw) == 0 {
 		return fmt.Errorf("%w: empty input", ErrPayload)
 	}

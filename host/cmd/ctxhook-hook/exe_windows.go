@@ -1,0 +1,4 @@
+package main
+
+// exeSuffix ends an executable's file name.
+const exeSuffix = ".exe"

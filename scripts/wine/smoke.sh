@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# smoke.sh DIR: the Windows binaries in DIR (ctxhook.exe, ctxhook-hook.exe)
+# under Wine, as a Windows user's agent would run them: a real Claude Code
+# payload (as recorded, with a UTF-8 BOM, and with CRLF line ends) through
+# the hook client answers exit 0 with nothing or valid JSON; install
+# --dry-run writes Windows paths and .exe commands; and every event is kept
+# (in the spool: under Wine 8.0 SQLite cannot start, since Wine lacks the
+# VirtualAlloc2 placeholders its memory uses, and search must say so, not
+# crash).
+set -euo pipefail
+dir="$1"
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+run="$here/run.sh"
+export WINEPREFIX="${WINEPREFIX:-$root/bin/wine-prefix}"
+"$run" "$dir/ctxhook.exe" version | grep -q "windows/amd64"
+home_unix="$WINEPREFIX/drive_c/ctxhook-smoke"
+rm -rf "$home_unix"
+export CTXHOOK_HOME='C:\ctxhook-smoke' USERPROFILE='C:\ctxhook-smoke\profile'
+payload="$root/testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json"
+tmp="$root/bin/win/smoke"
+mkdir -p "$tmp"
+cp "$payload" "$tmp/plain.json"
+{ printf '\xef\xbb\xbf'; cat "$payload"; } > "$tmp/bom.json"
+sed 's/$/\r/' "$payload" > "$tmp/crlf.json"
+for p in plain bom crlf; do
+  out=$("$run" "$dir/ctxhook-hook.exe" claude-code PostToolUse < "$tmp/$p.json" 2>"$tmp/$p.err") || { echo "wine smoke: $p payload: exit $?"; cat "$tmp/$p.err"; exit 1; }
+  if [ -n "$out" ] && ! printf '%s' "$out" | python3 -c 'import json,sys; json.load(sys.stdin)' 2>/dev/null; then
+    echo "wine smoke: $p payload: stdout is not JSON: $out"; exit 1
+  fi
+  if grep -q "goroutine \|panic\|bad hook payload" "$tmp/$p.err"; then echo "wine smoke: $p payload not taken:"; cat "$tmp/$p.err"; exit 1; fi
+done
+# Every event kept: three of them, in the spool (or the store).
+n=$(grep -rl "Printer on floor 3" "$home_unix/state" 2>/dev/null | wc -l)
+kept=$(grep -rho '"hook_event":"PostToolUse"' "$home_unix/state/spool" 2>/dev/null | wc -l)
+if [ "$kept" -lt 3 ] && [ "$n" -lt 1 ]; then echo "wine smoke: events lost ($kept spooled)"; ls -R "$home_unix/state"; exit 1; fi
+# search: a clear error, not a crash, while SQLite cannot start under Wine.
+if "$run" "$dir/ctxhook.exe" search TCK-42 > "$tmp/search.out" 2> "$tmp/search.err"; then
+  grep -q "get_ticket" "$tmp/search.out" || { echo "wine smoke: search found nothing"; exit 1; }
+else
+  if grep -q "goroutine \|panic" "$tmp/search.err"; then echo "wine smoke: search crashed:"; cat "$tmp/search.err"; exit 1; fi
+fi
+# install --dry-run: the user's Windows paths, the .exe hook client.
+"$run" "$dir/ctxhook.exe" install claude-code --dry-run > "$tmp/install.out" 2>&1
+grep -q '.claude.settings.json would be written' "$tmp/install.out" || { echo "wine smoke: install --dry-run:"; cat "$tmp/install.out"; exit 1; }
+grep -q 'ctxhook-hook.exe' "$tmp/install.out" || { echo "wine smoke: install --dry-run names no ctxhook-hook.exe:"; cat "$tmp/install.out"; exit 1; }
+echo "wine smoke: ok ($kept events spooled; search: $(head -c 120 "$tmp/search.err" "$tmp/search.out" | tr '\n' ' '))"
+rm -rf "$home_unix" "$tmp"
