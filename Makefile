@@ -11,7 +11,7 @@ FUZZTIME ?= 15s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: cross wine dist chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: cross wine dist dist-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -40,6 +40,7 @@ demo: build ## replay the bundled recorded session through the real hooks (built
 test: ## everything CI runs; then no process, real-home file or temp entry of ctxhook's may be left (scripts/leftovers.sh)
 	@scripts/leftovers.sh begin
 	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet cross verify.wasm unit wine fuzz chaos e2e
+	$(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64"
 	@scripts/leftovers.sh end
 
 # The release targets: every one builds, and vet (tests included) passes per
@@ -67,6 +68,16 @@ wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	GOOS=windows GOARCH=amd64 $(GO) build -trimpath -o bin/win/ctxhook.exe ./host/cmd/ctxhook
 	GOOS=windows GOARCH=amd64 $(GO) build -trimpath -o bin/win/ctxhook-hook.exe ./host/cmd/ctxhook-hook
 	scripts/wine/smoke.sh bin/win
+
+dist: ## release archives for every target (binaries, README, LICENSE, NOTICE, CHANGELOG) and SHA256SUMS in dist/, reproducibly
+	$(GO) run ./tools/dist -out dist
+
+dist-check: ## two dist runs give identical archives (DIST_TARGETS="..." for fewer; make test checks a .tar.gz and a .zip one)
+	@rm -rf bin/dist-a bin/dist-b
+	$(GO) run ./tools/dist -out bin/dist-a $(if $(DIST_TARGETS),-targets "$(DIST_TARGETS)") >/dev/null
+	$(GO) run ./tools/dist -out bin/dist-b $(if $(DIST_TARGETS),-targets "$(DIST_TARGETS)") >/dev/null
+	cmp bin/dist-a/SHA256SUMS bin/dist-b/SHA256SUMS && for f in bin/dist-a/*; do cmp "$$f" "bin/dist-b/$$(basename $$f)"; done
+	@cat bin/dist-a/SHA256SUMS; rm -rf bin/dist-a bin/dist-b
 
 vet:
 	$(GO) vet ./...

@@ -8,10 +8,17 @@ import "runtime/debug"
 // Number is the release this tree will be, in semantic versioning.
 const Number = "0.1.0"
 
+// commit is set by release builds (make dist: -ldflags -X), which leave
+// out the build's VCS stamp so that their bytes depend on the source alone.
+var commit string
+
 // Commit is the VCS revision the running binary was built from, with
 // "-dirty" when the tree had changes, or "unknown" (a build without VCS
 // information, such as `go run` or -buildvcs=false).
 func Commit() string {
+	if commit != "" {
+		return commit
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
