@@ -16,7 +16,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -544,7 +543,3 @@ func holdCollector() (release func()) {
 	}
 }
 
-// Describe says where a daemon for p would listen, for doctor.
-func Describe(p paths.Paths) string {
-	return fmt.Sprintf("socket %s", p.Socket())
-}
