@@ -145,22 +145,22 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  echo "$$out" | tail -1; done
 
 chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok
-	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run TestKillChaos -v ./host/internal/chaos
+	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run TestKillChaos -v ./host/tests/chaos
 
 soak: ## a long day: one proxy session of 20,000 relayed calls (1 KB-1 MiB) and one daemon serving 20,000 hooks (200 of 1 MiB in a row): no failed decision, RSS at most 150 MB, p99 not growing past 1.5x (CTXHOOK_SOAK_CALLS=n for fewer)
 	@out=$$(CTXHOOK_SOAK=1 $(GO) test -p 1 -count=1 -timeout 60m -run 'TestSoakDaemon|TestSoakProxy' -v ./host/internal/daemon ./host/internal/proxy 2>&1); st=$$?; \
 	  echo "$$out" | grep -E '^(proxy|daemon) soak|FAIL|^ok|_test.go'; exit $$st
 
 chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer)
-	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/internal/chaos
+	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
 
 bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB) and first answer
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
 	  { echo "(context-mode not timed: see above)"; set --; }; \
-	  echo "$(GO) run ./host/internal/daemon/hookbench -bin bin $$*"; \
-	  $(GO) run ./host/internal/daemon/hookbench -bin bin "$$@"
+	  echo "$(GO) run ./host/tests/hookbench -bin bin $$*"; \
+	  $(GO) run ./host/tests/hookbench -bin bin "$$@"
 	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) node core/bench.mjs 200
 	CTXHOOK_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 
