@@ -11,7 +11,7 @@ FUZZTIME ?= 15s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: cross wine dist dist-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -40,6 +40,7 @@ test: ## everything CI runs; then no process, real-home file or temp entry of ct
 	@scripts/leftovers.sh begin
 	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet cross verify.wasm unit wine fuzz chaos e2e
 	$(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64"
+	$(MAKE) npm-check
 	@scripts/leftovers.sh end
 
 # The release targets: every one builds, and vet (tests included) passes per
@@ -77,6 +78,17 @@ dist-check: ## two dist runs give identical archives (DIST_TARGETS="..." for few
 	$(GO) run ./tools/dist -out bin/dist-b $(if $(DIST_TARGETS),-targets "$(DIST_TARGETS)") >/dev/null
 	cmp bin/dist-a/SHA256SUMS bin/dist-b/SHA256SUMS && for f in bin/dist-a/*; do cmp "$$f" "bin/dist-b/$$(basename $$f)"; done
 	@cat bin/dist-a/SHA256SUMS; rm -rf bin/dist-a bin/dist-b
+
+npm: ## the npm packages in dist/npm: ctxhook, one @ctxhook/<os>-<cpu> per target (the binaries), and the JS adapters, as npm pack tarballs
+	@rm -rf dist/npm && mkdir -p dist/npm/packages
+	$(GO) run ./tools/dist -out dist -npm dist/npm/packages
+	cp -r npm/ctxhook dist/npm/packages/ctxhook && cp README.md LICENSE NOTICE dist/npm/packages/ctxhook/
+	set -e; for p in dist/npm/packages/*/; do (cd $$p && npm pack --silent --pack-destination $(CURDIR)/dist/npm >/dev/null); done
+	set -e; for a in core opencode agent-sdk; do (cd adapters/$$a && npm pack --silent --pack-destination $(CURDIR)/dist/npm >/dev/null); rm -f adapters/$$a/plugin.wasm; done
+	@ls dist/npm/*.tgz
+
+npm-check: adapters ## the npm packages installed offline into a fresh prefix: npx ctxhook --version, install --dry-run, a hook, @ctxhook/core finding the binary
+	scripts/npm-check.sh
 
 vet:
 	$(GO) vet ./...

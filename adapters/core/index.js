@@ -24,6 +24,7 @@ import { lstatSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import path from "node:path";
 
 // Bun's node:wasi (OpenCode runs plugins in Bun 1.3.14) differs from
@@ -392,12 +393,24 @@ const SPAWN_EVERY_MS = 10000;
 // one per call.
 const DOWN_MS = 2000;
 
+// npmBinary is the ctxhook binary of the npm package ctxhook, when it is
+// installed beside this one (its platform package carries the binary), or
+// null.
+function npmBinary() {
+  try {
+    return createRequire(import.meta.url)("ctxhook").binaryPath();
+  } catch {
+    return null;
+  }
+}
+
 // Host decides hook calls with one loaded plugin.
 class Host {
   /**
    * @param {object} [opts]
    * @param {string} [opts.wasm]     path of plugin.wasm (else CTXHOOK_WASM, else next to this package)
-   * @param {string} [opts.ctxhook]  the ctxhook binary (else CTXHOOK_BIN, else "ctxhook" on PATH)
+   * @param {string} [opts.ctxhook]  the ctxhook binary (else CTXHOOK_BIN, else the one the npm package
+   *                                 ctxhook installed, else "ctxhook" on PATH)
    * @param {object} [opts.env]      environment (else process.env)
    * @param {(msg: string) => void} [opts.log] where one-line warnings go (else stderr)
    * @param {boolean} [opts.daemon]  false: never ask the daemon, decide every call in-process
@@ -406,7 +419,7 @@ class Host {
   static async load(opts = {}) {
     const env = opts.env ?? process.env;
     const plugin = await loadPlugin(opts.wasm ?? env.CTXHOOK_WASM);
-    return new Host(plugin, opts.ctxhook ?? env.CTXHOOK_BIN ?? "ctxhook", env, opts.log, opts);
+    return new Host(plugin, opts.ctxhook ?? env.CTXHOOK_BIN ?? npmBinary() ?? "ctxhook", env, opts.log, opts);
   }
 
   constructor(plugin, bin, env, log, opts = {}) {

@@ -32,11 +32,50 @@ import (
 func main() {
 	out := flag.String("out", "dist", "directory for the archives")
 	targets := flag.String("targets", "linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64 windows/arm64", "GOOS/GOARCH pairs")
+	npmDir := flag.String("npm", "", "also write each target's npm platform package (@ctxhook/<os>-<cpu>) under this directory")
 	flag.Parse()
+	npmOut = *npmDir
 	if err := run(*out, strings.Fields(*targets)); err != nil {
 		fmt.Fprintln(os.Stderr, "dist:", err)
 		os.Exit(1)
 	}
+}
+
+// npmOut, when set, receives the npm platform packages.
+var npmOut string
+
+// npmNames maps Go's names to npm's (process.platform, process.arch).
+var npmNames = map[string]string{"windows": "win32", "amd64": "x64", "arm64": "arm64", "linux": "linux", "darwin": "darwin"}
+
+// npmPackage writes @ctxhook/<os>-<cpu>: the two binaries in bin/ and a
+// package.json whose os and cpu fields make npm install it on that
+// platform only (the package ctxhook lists them all as optional).
+func npmPackage(goos, goarch string, files map[string][]byte) error {
+	plat := npmNames[goos] + "-" + npmNames[goarch]
+	dir := filepath.Join(npmOut, plat)
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		return err
+	}
+	for name, data := range files {
+		if strings.HasPrefix(name, "ctxhook") {
+			if err := os.WriteFile(filepath.Join(dir, "bin", name), data, 0o755); err != nil {
+				return err
+			}
+		} else if name == "LICENSE" || name == "NOTICE" {
+			os.WriteFile(filepath.Join(dir, name), data, 0o644)
+		}
+	}
+	pkg := fmt.Sprintf(`{
+  "name": "@ctxhook/%s",
+  "version": %q,
+  "description": "The ctxhook binaries for %s (installed by the ctxhook package)",
+  "license": "Apache-2.0",
+  "os": [%q],
+  "cpu": [%q],
+  "files": ["bin/", "LICENSE", "NOTICE"]
+}
+`, plat, version.Number, plat, npmNames[goos], npmNames[goarch])
+	return os.WriteFile(filepath.Join(dir, "package.json"), []byte(pkg), 0o644)
 }
 
 func git(args ...string) string {
@@ -101,6 +140,11 @@ func run(out string, targets []string) error {
 		}
 		for _, doc := range []string{"README.md", "LICENSE", "NOTICE", "CHANGELOG.md"} {
 			if files[doc], err = os.ReadFile(doc); err != nil {
+				return err
+			}
+		}
+		if npmOut != "" {
+			if err := npmPackage(goos, goarch, files); err != nil {
 				return err
 			}
 		}

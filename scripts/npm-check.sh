@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# npm-check.sh: ctxhook installed with npm alone, offline. It builds this
+# machine's platform package (tools/dist -npm), packs it, the ctxhook
+# package and the JS adapters with npm pack, installs the tarballs into a
+# fresh prefix with --offline (npm's cache holds @extism/extism from the
+# adapters' own install), and in a fresh HOME runs `ctxhook --version`,
+# `npx ctxhook install claude-code --dry-run` and a hook through the
+# ctxhook-hook command, and checks that @ctxhook/core finds the binary the
+# package installed.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+work="$root/bin/npm-check"
+rm -rf "$work"
+mkdir -p "$work/packages" "$work/tarballs" "$work/prefix" "$work/home" "$work/ctxhook-home"
+goos=$(go env GOOS) goarch=$(go env GOARCH)
+go run ./tools/dist -out "$work/dist" -npm "$work/packages" -targets "$goos/$goarch" >/dev/null
+cp -r npm/ctxhook "$work/packages/ctxhook"
+cp README.md LICENSE NOTICE "$work/packages/ctxhook/"
+for p in "$work"/packages/*/; do
+  (cd "$p" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
+done
+# The adapters as published (npm pack runs core's prepack: plugin.wasm).
+for a in core opencode; do
+  (cd adapters/$a && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
+  rm -f adapters/$a/plugin.wasm
+done
+ls "$work/tarballs"
+export HOME="$work/home" CTXHOOK_HOME="$work/ctxhook-home" CTXHOOK_NO_DAEMON=1 npm_config_cache="${npm_config_cache:-$(npm config get cache --global 2>/dev/null || echo ~/.npm)}"
+cd "$work/prefix"
+npm init -y >/dev/null
+npm install --offline --no-audit --no-fund --no-save "$work"/tarballs/*.tgz >/dev/null
+bin="$work/prefix/node_modules/.bin"
+"$bin/ctxhook" --version | tee "$work/version.txt"
+grep -q "ctxhook $(sed -n 's/^const Number = "\(.*\)"/\1/p' "$root/internal/version/version.go") " "$work/version.txt"
+npx --offline --no-install ctxhook install claude-code --dry-run > "$work/install.txt" 2>&1
+grep -q "settings.json would be written" "$work/install.txt" || { cat "$work/install.txt"; exit 1; }
+out=$("$bin/ctxhook-hook" claude-code PostToolUse < "$root/testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+[ -z "$out" ] || printf '%s' "$out" | node -e 'JSON.parse(require("fs").readFileSync(0, "utf8"))'
+"$bin/ctxhook" search TCK-42 | grep -q "tickets/get_ticket" || { echo "npm-check: the hook's event is not searchable"; exit 1; }
+node --input-type=module -e '
+import { Host } from "@ctxhook/core";
+const h = await Host.load({ daemon: false });
+const want = (await import("ctxhook")).default.binaryPath();
+if (h.bin !== want) { console.error(`@ctxhook/core uses ${h.bin}, not the npm binary ${want}`); process.exit(1); }
+await h.close?.();
+console.log("@ctxhook/core finds " + h.bin);
+'
+echo "npm-check: ok"
+rm -rf "$work"
