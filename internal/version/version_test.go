@@ -22,8 +22,9 @@ func TestOneVersion(t *testing.T) {
 	}
 	for _, f := range files {
 		var pkg struct {
-			Name, Version string
-			Private       bool
+			Name, Version        string
+			Private              bool
+			OptionalDependencies map[string]string
 		}
 		b, err := os.ReadFile(f)
 		if err != nil || json.Unmarshal(b, &pkg) != nil {
@@ -31,6 +32,11 @@ func TestOneVersion(t *testing.T) {
 		}
 		if pkg.Version != Number {
 			t.Errorf("%s (%s) is version %q, ctxhook is %s", f, pkg.Name, pkg.Version, Number)
+		}
+		for dep, v := range pkg.OptionalDependencies {
+			if v != Number {
+				t.Errorf("%s wants %s %s, ctxhook is %s", f, dep, v, Number)
+			}
 		}
 	}
 	log, err := os.ReadFile("../../CHANGELOG.md")
