@@ -144,7 +144,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzSplit \
 	  ./host/internal/proxy:FuzzEnvelope \
 	  ./host/internal/config:FuzzParse \
-	  ./host/internal/wire:FuzzRead \
+	  ./host/internal/hookproto:FuzzRead \
 	  ./host/internal/state:FuzzSessionPath; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \

@@ -21,16 +21,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/budget"
-	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/detach"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
-	"github.com/ctxhook/ctxhook/host/internal/wire"
 )
 
 // MaxInput matches the hook command's limit.
-const MaxInput = budget.MaxInput
+const MaxInput = hookproto.MaxInput
 
 // answerMargin is what the client keeps of the deadline for itself: past
 // it, with no answer from the daemon, it answers without one.
@@ -70,8 +68,8 @@ func main() {
 	}
 	start := time.Now()
 	harness, event := os.Args[1], os.Args[2]
-	deadline := budget.Hook(os.Getenv)
-	payload, ok := readStdin(deadline + budget.Grace)
+	deadline := hookproto.Hook(os.Getenv)
+	payload, ok := readStdin(deadline + hookproto.Grace)
 	if !ok {
 		os.Stderr.WriteString("ctxhook: " + harness + " " + event + ": the payload did not arrive within the hook's deadline; the agent continues without ctxhook\n")
 		os.Exit(0)
@@ -86,7 +84,7 @@ func main() {
 		// Every hook gets a name; a hook re-run in-process keeps it, so its
 		// events are stored once even if the daemon took it and died.
 		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
-			os.Setenv("CTXHOOK_REQUEST_ID", handshake.RequestID())
+			os.Setenv("CTXHOOK_REQUEST_ID", hookproto.RequestID())
 		}
 		// The daemon is told what is left of the deadline: it answers by
 		// then, with no decision if it has none yet, and finishes the hook
@@ -96,9 +94,9 @@ func main() {
 		// Handing a big payload on means writing it to a file first: the
 		// wait ends early enough for that, so the answer still leaves by
 		// the deadline.
-		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin-budget.HandOn(len(payload))))
+		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin-hookproto.HandOn(len(payload))))
 		code, out, errOut, failed, ok := ask(p.Socket(), harness, event, payload, until)
-		if ok && failed == budget.NoDecision {
+		if ok && failed == hookproto.NoDecision {
 			// The daemon finishes the hook, but its work is not on disk
 			// yet: the payload is handed on as well, under the same
 			// request id, so it is stored once whichever ends first.
@@ -132,7 +130,7 @@ func main() {
 }
 
 // finishLater starts `ctxhook hook` on its own to finish a hook (as
-// `ctxhook hook` does at its deadline: budget.EnvLate), its stdin a
+// `ctxhook hook` does at its deadline: hookproto.EnvLate), its stdin a
 // file holding the payload (memfile), and exits 0 without an
 // answer. If it cannot, the hook runs in-process instead.
 func finishLater(harness, event string, payload []byte, deadline time.Duration) {
@@ -141,10 +139,10 @@ func finishLater(harness, event string, payload []byte, deadline time.Duration) 
 		return
 	}
 	defer f.Close()
-	if startDetached([]string{"hook", harness, event}, []string{budget.EnvLate + "=1"}, f) != nil {
+	if startDetached([]string{"hook", harness, event}, []string{hookproto.EnvLate + "=1"}, f) != nil {
 		return
 	}
-	os.Stderr.WriteString("ctxhook: " + budget.HandedOn(harness, event, deadline) + "\n")
+	os.Stderr.WriteString("ctxhook: " + hookproto.HandedOn(harness, event, deadline) + "\n")
 	os.Exit(0)
 }
 
@@ -165,10 +163,10 @@ func ask(sock, harness, event string, payload []byte, until time.Time) (code int
 	// The whole environment: the daemon takes CTXHOOK_* settings from it,
 	// and the plugin redacts the values of sensitive variables.
 	env := os.Environ()
-	if wire.Write(conn, []byte(handshake.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
+	if hookproto.Write(conn, []byte(hookproto.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
 		return 0, nil, nil, "", false
 	}
-	ans, err := wire.Read(&buffered{c: conn})
+	ans, err := hookproto.Read(&buffered{c: conn})
 	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
 		// No answer, or a daemon of another build (it did not take it).
 		return 0, nil, nil, "", false
@@ -184,7 +182,7 @@ func ask(sock, harness, event string, payload []byte, until time.Time) (code int
 }
 
 // readStdin reads the payload, giving up after limit (the hook's deadline
-// and budget.Grace): a harness that never closes the pipe must not hold
+// and hookproto.Grace): a harness that never closes the pipe must not hold
 // the hook longer.
 // ok is false then. A payload over MaxInput is handed on cut, and
 // refused by `ctxhook hook` with a clear message.

@@ -546,7 +546,7 @@ func TestInstallStartsDaemon(t *testing.T) {
 }
 
 // TestHugeDeadline: a deadline too large for a Duration is the longest
-// one (budget.MaxHook), not one in the past: the hook answers and stores.
+// one (hookproto.MaxHook), not one in the past: the hook answers and stores.
 func TestHugeDeadline(t *testing.T) {
 	e := newEnv(t)
 	for _, v := range []string{"9223372036854", "99999999999999999999"} {

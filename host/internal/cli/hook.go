@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
@@ -58,10 +58,10 @@ func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) 
 	if err != nil {
 		return payload, false
 	}
-	environ := append(os.Environ(), "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(budget.Late.Milliseconds(), 10))
+	environ := append(os.Environ(), "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(hookproto.Late.Milliseconds(), 10))
 	c := daemon.Client{Paths: p}
 	defer c.Close()
-	a, err := c.Ask(harness, event, environ, payload, budget.Late+10*time.Second)
+	a, err := c.Ask(harness, event, environ, payload, hookproto.Late+10*time.Second)
 	return payload, err == nil && a.Failed == ""
 }
 

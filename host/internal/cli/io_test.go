@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
-	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -129,10 +129,10 @@ func askDaemon(t *testing.T, sock string, fields ...any) [][]byte {
 			b = append(b, f)
 		}
 	}
-	if err := wire.Write(conn, b...); err != nil {
+	if err := hookproto.Write(conn, b...); err != nil {
 		t.Fatal(err)
 	}
-	ans, err := wire.Read(bufio.NewReader(conn))
+	ans, err := hookproto.Read(bufio.NewReader(conn))
 	if err != nil {
 		t.Fatalf("no answer: %v", err)
 	}

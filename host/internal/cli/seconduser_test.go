@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
-	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
@@ -170,11 +170,11 @@ func secondUserProbe(list string) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	payload := []byte(`{"session_id":"x","hook_event_name":"PostToolUse","tool_name":"mcp__a__b","tool_input":{},"tool_response":"y"}`)
-	if err := wire.Write(conn, []byte(daemon.BuildID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload); err != nil {
+	if err := hookproto.Write(conn, []byte(daemon.BuildID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload); err != nil {
 		fmt.Println("daemon refused: cannot send:", err)
 		return
 	}
-	if ans, err := wire.Read(bufio.NewReader(conn)); err == nil {
+	if ans, err := hookproto.Read(bufio.NewReader(conn)); err == nil {
 		fmt.Printf("GOT daemon answered: %q\n", ans)
 	} else {
 		fmt.Println("daemon refused: no answer:", err)

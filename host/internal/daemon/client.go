@@ -12,8 +12,8 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
-	"github.com/ctxhook/ctxhook/host/internal/wire"
 )
 
 // ErrUnavailable is returned by Ask when no daemon of this build answers:
@@ -131,10 +131,10 @@ func (c *Client) dial(wait time.Duration) (*clientConn, error) {
 
 func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (hook.Answer, error) {
 	cc.c.SetDeadline(time.Now().Add(wait))
-	if err := wire.Write(cc.c, fields...); err != nil {
+	if err := hookproto.Write(cc.c, fields...); err != nil {
 		return hook.Answer{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	ans, err := wire.Read(cc.br)
+	ans, err := hookproto.Read(cc.br)
 	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
 		return hook.Answer{}, fmt.Errorf("%w: no answer (%v)", ErrUnavailable, err)
 	}

@@ -25,19 +25,17 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/budget"
-	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
-	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/host/runner"
 )
 
-// BuildID names this build for the handshake (see handshake.ID); the
+// BuildID names this build for the handshake (see hookproto.ID); the
 // daemon of an older build exits when a newer client reaches it.
-func BuildID() string { return handshake.ID() }
+func BuildID() string { return hookproto.ID() }
 
 // Options configure a daemon.
 type Options struct {
@@ -343,12 +341,12 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	}
 	began := time.Now()
 	conn.SetDeadline(began.Add(hook.DefaultDeadline + 5*time.Second))
-	req, err := wire.Read(br)
+	req, err := hookproto.Read(br)
 	if err != nil || len(req) != 5 {
 		return false, false
 	}
 	if string(req[0]) != o.BuildID {
-		wire.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
+		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
 		return true, false
 	}
 	if o.Delay > 0 {
@@ -369,20 +367,20 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	// big payload, a queue of them, a cold instance). A hook already
 	// begun is finished here after that, its events stored all the same;
 	// one still queued is dropped, since the client hands it on.
-	left := budget.Hook(func(k string) string { return env[k] })
+	left := hookproto.Hook(func(k string) string { return env[k] })
 	// The client gives up a little earlier for a big payload, to hand it
 	// on in time: the answer comes before that.
-	answerBy := began.Add(left - answerMargin - budget.HandOn(len(payload)))
+	answerBy := began.Add(left - answerMargin - hookproto.HandOn(len(payload)))
 	timer := time.NewTimer(time.Until(answerBy))
 	defer timer.Stop()
 	noDecision := func() {
-		msg := "ctxhook: " + budget.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
+		msg := "ctxhook: " + hookproto.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
 		conn.SetWriteDeadline(time.Now().Add(time.Second))
 		// Failed tells the proxy there is no decision (an empty stdout
 		// alone would mean "forward the message as it came"), and the
 		// hook client to hand the payload on: what runs on here is not on
 		// disk until the hook ends.
-		wire.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(budget.NoDecision))
+		hookproto.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(hookproto.NoDecision))
 	}
 	// The same hook already being decided here (the process a hook
 	// client handed it on to asks again, under the same request id):
@@ -398,7 +396,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 			return false, false
 		}
 	}
-	if env[budget.EnvLate] != "" {
+	if env[hookproto.EnvLate] != "" {
 		// Nobody waits for this hook's answer (see hook.Engine.Undelivered).
 		r.claim.Store(1)
 	}
@@ -435,7 +433,7 @@ func answer(conn *net.UnixConn, a hook.Answer) bool {
 	// reading it (the watchdog bounds the call itself): the answer still
 	// goes out.
 	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
-	return wire.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed)) == nil
+	return hookproto.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed)) == nil
 }
 
 // answerMargin is how long before the hook's deadline the daemon answers
@@ -482,7 +480,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	// of a hook finished in the background.
 	late := func(k string) string {
 		if k == "CTXHOOK_HOOK_DEADLINE_MS" {
-			return strconv.FormatInt(budget.Late.Milliseconds(), 10)
+			return strconv.FormatInt(hookproto.Late.Milliseconds(), 10)
 		}
 		return s.eng.Getenv(k)
 	}
@@ -542,4 +540,3 @@ func holdCollector() (release func()) {
 		collector.Unlock()
 	}
 }
-

@@ -23,9 +23,8 @@ import (
 	"unsafe"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
-	"github.com/ctxhook/ctxhook/host/internal/budget"
 	"github.com/ctxhook/ctxhook/host/internal/config"
-	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
@@ -35,12 +34,12 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
-// MaxInput bounds the payload read from stdin (budget.MaxInput).
-const MaxInput = budget.MaxInput
+// MaxInput bounds the payload read from stdin (hookproto.MaxInput).
+const MaxInput = hookproto.MaxInput
 
 // DefaultDeadline is the whole hook's budget unless CTXHOOK_HOOK_DEADLINE_MS
 // says otherwise; it is well inside every harness's own hook timeout.
-const DefaultDeadline = budget.Default
+const DefaultDeadline = hookproto.Default
 
 // Engine runs hooks with one loaded plugin. The hook command makes one per
 // process; the demo reuses one for a whole replay.
@@ -443,13 +442,13 @@ type IO struct {
 const EnvTestPlugin = "CTXHOOK_TEST_PLUGIN"
 
 // EnvLate marks a hook being finished in the background: its budget is
-// budget.Late and it is not handed on again.
-const EnvLate = budget.EnvLate
+// hookproto.Late and it is not handed on again.
+const EnvLate = hookproto.EnvLate
 
 // Deadline is a hook's budget: CTXHOOK_HOOK_DEADLINE_MS, else
 // DefaultDeadline.
 func Deadline(getenv func(string) string) time.Duration {
-	return budget.Hook(getenv)
+	return hookproto.Hook(getenv)
 }
 
 // Run is `ctxhook hook <harness> <event>`: the whole fail-open contract.
@@ -466,13 +465,13 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	late := getenv(EnvLate) != ""
 	deadline := Deadline(getenv)
 	if late {
-		deadline = max(deadline, budget.Late)
+		deadline = max(deadline, hookproto.Late)
 	}
 	var extra []string // what a finisher needs on top of the environment
 	if stdio.Finish != nil && !late {
 		if getenv("CTXHOOK_REQUEST_ID") == "" {
 			// A name for this hook's events, kept by its finisher.
-			id := handshake.RequestID()
+			id := hookproto.RequestID()
 			outer := getenv
 			getenv = func(k string) string {
 				if k == "CTXHOOK_REQUEST_ID" {
@@ -517,16 +516,16 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	select {
 	case <-ctx.Done():
 		// A payload still being read (tens of MiB from a busy pipe, or
-		// the file the hook client handed on) gets budget.Grace longer:
+		// the file the hook client handed on) gets hookproto.Grace longer:
 		// handed on, it is stored; dropped, it is lost.
 		var payload []byte
 		select {
 		case payload = <-read:
-		case <-time.After(budget.Grace):
+		case <-time.After(hookproto.Grace):
 		}
 		if payload != nil && stdio.Finish != nil && !late {
 			if err := stdio.Finish(harness, event, payload, extra); err == nil {
-				warn(budget.HandedOn(harness, event, deadline))
+				warn(hookproto.HandedOn(harness, event, deadline))
 				return 0
 			}
 		}
@@ -626,7 +625,7 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	// the cancellation checks each call is about 7x faster. A hook being
 	// finished late has no one waiting: its calls can be stopped, so a
 	// payload that makes the plugin loop costs two seconds, not the whole
-	// late budget.
+	// late hookproto.
 	o := runner.Options{NoInterrupt: getenv(EnvLate) == ""}
 	if f := getenv(EnvTestPlugin); f != "" {
 		if o.Wasm, err = os.ReadFile(f); err != nil {

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -59,7 +59,7 @@ type decider struct {
 
 func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...any)) *decider {
 	d := &decider{o: o, paths: p, environ: os.Environ(), useD: o.Getenv("CTXHOOK_NO_DAEMON") == "", warn: warn,
-		daemon: &daemon.Client{Paths: p}, self: handshake.RequestID()}
+		daemon: &daemon.Client{Paths: p}, self: hookproto.RequestID()}
 	// The plugin is made ready in the background: the server starts at
 	// once and initialize, tools/list and the rest flow meanwhile; only a
 	// tools/call waits for a decision.

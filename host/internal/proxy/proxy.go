@@ -27,7 +27,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/budget"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -71,9 +71,9 @@ const (
 )
 
 // DefaultMaxMessage is the largest message the proxy passes: what the
-// daemon takes for a decision (budget.MaxInput), less room for the
+// daemon takes for a decision (hookproto.MaxInput), less room for the
 // request it is decided with.
-const DefaultMaxMessage = budget.MaxInput - 1<<20
+const DefaultMaxMessage = hookproto.MaxInput - 1<<20
 
 type pending struct {
 	request json.RawMessage

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/budget"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
@@ -142,7 +142,7 @@ func TestKillChaos(t *testing.T) {
 		wg.Wait()
 	}
 	// Hooks handed on at their deadline finish in the background.
-	for end := time.Now().Add(budget.Late); time.Now().Before(end) && homeprocs.Finishers(home) > 0; {
+	for end := time.Now().Add(hookproto.Late); time.Now().Before(end) && homeprocs.Finishers(home) > 0; {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// Whatever is still spooled is stored by the next writer: one more
@@ -321,7 +321,7 @@ func TestBigDeadlineChaos(t *testing.T) {
 	}
 	// Hooks handed on finish in the background; what they spooled is
 	// stored by the daemon's writer or the next hook.
-	for end := time.Now().Add(budget.Late); time.Now().Before(end) && homeprocs.Finishers(home) > 0; {
+	for end := time.Now().Add(hookproto.Late); time.Now().Before(end) && homeprocs.Finishers(home) > 0; {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The daemon's writer may be storing a batch; a replay takes the rest.

@@ -20,9 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
-	"github.com/ctxhook/ctxhook/host/internal/wire"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 )
 
@@ -159,8 +158,8 @@ func main() {
 		}
 		c, err := net.Dial("unix", p.Socket())
 		check(err)
-		wire.Write(c, []byte(handshake.ID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload)
-		if _, err := wire.Read(c); err != nil {
+		hookproto.Write(c, []byte(hookproto.ID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload)
+		if _, err := hookproto.Read(c); err != nil {
 			check(err)
 		}
 		c.Close()

@@ -1,6 +1,6 @@
-// Package handshake names a build for the client-daemon handshake. It is
-// separate from the daemon package so the hook client links only this.
-package handshake
+// The build a client and a daemon must share to talk.
+
+package hookproto
 
 import (
 	"os"

@@ -1,11 +1,11 @@
-package handshake_test
+package hookproto_test
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
 
-	"github.com/ctxhook/ctxhook/host/internal/daemon/handshake"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/wasmsum"
@@ -19,7 +19,7 @@ func TestWasmSum(t *testing.T) {
 	if got := hex.EncodeToString(sum[:]); got != wasmsum.SHA256 {
 		t.Errorf("wasmsum.SHA256 = %s, plugin.wasm is %s: run make plugin", wasmsum.SHA256, got)
 	}
-	if handshake.ABIVersion != abi.Version {
-		t.Errorf("handshake.ABIVersion %d, abi.Version %d", handshake.ABIVersion, abi.Version)
+	if hookproto.ABIVersion != abi.Version {
+		t.Errorf("hookproto.ABIVersion %d, abi.Version %d", hookproto.ABIVersion, abi.Version)
 	}
 }

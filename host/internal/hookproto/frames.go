@@ -1,8 +1,8 @@
-// Package wire is the framing between the hook client (ctxhook-hook) and
-// the daemon: length-prefixed byte strings over a Unix socket. It imports
-// nothing heavier than encoding/binary, because the client links it and
+// Frames: length-prefixed byte strings over the daemon's socket. They use
+// nothing heavier than encoding/binary, because the client links them and
 // must start as fast as an empty Go program.
-package wire
+
+package hookproto
 
 import (
 	"encoding/binary"
@@ -10,11 +10,10 @@ import (
 	"io"
 
 	"github.com/ctxhook/ctxhook/host/internal/bigbuf"
-	"github.com/ctxhook/ctxhook/host/internal/budget"
 )
 
 // MaxField bounds one field: a payload, with room for the environment.
-const MaxField = budget.MaxInput + 1<<16
+const MaxField = MaxInput + 1<<16
 
 // ErrTooLarge is returned for a field over MaxField.
 var ErrTooLarge = errors.New("wire: field too large")

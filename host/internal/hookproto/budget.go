@@ -1,7 +1,6 @@
-// Package budget is a hook's budget, in time and in bytes. It is shared by the hook
-// command and the hook client, which must not link the hook package (its
-// start-up would pay for the plugin runner and SQLite).
-package budget
+// A hook's budget, in time and in bytes.
+
+package hookproto
 
 import (
 	"errors"
