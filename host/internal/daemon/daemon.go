@@ -464,10 +464,10 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 	}
 	s.calls++
-	s.eng.Environ = func() []string { return environ }
 	s.eng.Answered = &r.claim
-	// The request's CTXHOOK_* variables win over the daemon's own.
-	s.eng.Getenv = func(k string) string {
+	// The request's environment: its CTXHOOK_* variables win over the
+	// daemon's own.
+	reqEnv := hook.Env{Environ: func() []string { return environ }, Getenv: func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
@@ -475,15 +475,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 			return ""
 		}
 		return o.Getenv(k)
-	}
-	// serve answers at the hook's deadline; the run itself has the budget
-	// of a hook finished in the background.
-	late := func(k string) string {
-		if k == "CTXHOOK_HOOK_DEADLINE_MS" {
-			return strconv.FormatInt(hookproto.Late.Milliseconds(), 10)
-		}
-		return s.eng.Getenv(k)
-	}
+	}}
 	// Watchdog: a guest call cannot be interrupted here, so one that
 	// overruns the deadline ends the whole daemon. Its clients answer
 	// in-process (with interruptible calls) and the next hook starts a
@@ -493,7 +485,9 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	bound := o.Watchdog + time.Duration(len(payload)/(4<<20))*time.Second
 	disarm := watchdog.Arm(bound, func() { o.Log("a call overran the deadline: exiting") })
 	release := holdCollector()
-	a = hook.RunPayload(ctx, s.eng, harness, event, payload, late)
+	// serve answers at the hook's deadline; the run itself has the budget
+	// of a hook finished in the background.
+	a = hook.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
 	release()
 	disarm()
 	s.eng.Answered = nil

@@ -196,7 +196,7 @@ func TestGuestFaults(t *testing.T) {
 			defer eng.Close(context.Background())
 			in, _ := json.Marshal(map[string]string{"session_id": "s", "mode": mode, "note": plantedKey})
 			start := time.Now()
-			a := RunPayload(context.Background(), eng, "claude-code", "PostToolUse", in, e.get)
+			a := RunPayload(context.Background(), eng, Env{Getenv: e.get}, Deadline(e.get), "claude-code", "PostToolUse", in)
 			code, stdout, stderr := a.Code, a.Stdout, a.Stderr
 			checkAnswer(t, code, stdout, stderr)
 			if stdout != "" || strings.Count(stderr, "\n") != 1 {

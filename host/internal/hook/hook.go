@@ -41,14 +41,26 @@ const MaxInput = hookproto.MaxInput
 // says otherwise; it is well inside every harness's own hook timeout.
 const DefaultDeadline = hookproto.Default
 
-// Engine runs hooks with one loaded plugin. The hook command makes one per
-// process; the demo reuses one for a whole replay.
-type Engine struct {
-	Paths  paths.Paths
+// Env is one request's environment: a long-lived host (the daemon, the
+// proxy) passes each request's in, to Engine.DoIn.
+type Env struct {
 	Getenv func(string) string
-	// Environ is the hook's whole environment (default os.Environ): the
+	// Environ is the hook's whole environment (nil: os.Environ): the
 	// plugin redacts the values of its sensitive variables.
 	Environ func() []string
+}
+
+// Engine runs hooks with one loaded plugin. The hook command makes one per
+// process; the demo reuses one for a whole replay; the daemon and the
+// proxy one per instance, each request with its own environment (DoIn).
+// One call at a time.
+type Engine struct {
+	Paths paths.Paths
+	// Getenv and Environ are the environment of Do (the process's, for a
+	// hook command); DoIn takes a request's instead.
+	Getenv  func(string) string
+	Environ func() []string
+	cur     Env // the call's under way
 	Now     func() time.Time
 	// Persistent keeps the config and the store open across calls, for
 	// long-lived hosts (the proxy); a hook process reads them once anyway.
@@ -181,8 +193,30 @@ type Result struct {
 	Response abi.HandleResponse
 }
 
-// Do runs one hook.
+// Do runs one hook in the engine's environment.
 func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
+	return e.DoIn(ctx, Env{e.Getenv, e.Environ}, harness, event, payload)
+}
+
+// DoIn runs one hook in the request's environment env.
+func (e *Engine) DoIn(ctx context.Context, env Env, harness, event string, payload []byte) (Result, error) {
+	e.cur = env
+	defer func() { e.cur = Env{} }()
+	return e.do(ctx, harness, event, payload)
+}
+
+// getenv reads the environment of the call under way.
+func (e *Engine) getenv(k string) string {
+	if e.cur.Getenv != nil {
+		return e.cur.Getenv(k)
+	}
+	if e.Getenv != nil {
+		return e.Getenv(k)
+	}
+	return ""
+}
+
+func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
 	var res Result
 	cfg, err := e.config()
 	if err != nil && e.newConfigProblem(err) {
@@ -197,7 +231,7 @@ func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) 
 	}
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: text, Config: cfg,
 		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared,
-		RequestID: e.Getenv("CTXHOOK_REQUEST_ID")}
+		RequestID: e.getenv("CTXHOOK_REQUEST_ID")}
 	if len(prep.Files) > 0 {
 		req.Files = readFiles(prep.Files)
 	}
@@ -374,10 +408,7 @@ var errLost = errors.New("events lost")
 // re-runs a hook in-process that its daemon took and did not answer, so
 // the events are stored once whichever run stores them first.
 func (e *Engine) request() string {
-	if e.Getenv == nil {
-		return ""
-	}
-	if id := e.Getenv("CTXHOOK_REQUEST_ID"); id != "" {
+	if id := e.getenv("CTXHOOK_REQUEST_ID"); id != "" {
 		return "req:" + id
 	}
 	return ""
@@ -389,8 +420,8 @@ func (e *Engine) request() string {
 // narrower; this only spares sending PATH and its kind on every call).
 func (e *Engine) environ() []string {
 	all := os.Environ()
-	if e.Environ != nil {
-		all = e.Environ()
+	if e.cur.Environ != nil {
+		all = e.cur.Environ()
 	}
 	var out []string
 	for _, kv := range all {
@@ -412,7 +443,7 @@ func (e *Engine) environ() []string {
 func (e *Engine) env() map[string]string {
 	out := map[string]string{}
 	for _, k := range []string{abi.EnvNudgeEvery} {
-		if v := e.Getenv(k); v != "" {
+		if v := e.getenv(k); v != "" {
 			out[k] = v
 		}
 	}
@@ -583,12 +614,12 @@ type Answer struct {
 }
 
 // RunPayload is Run for a long-lived host (the daemon): the payload is
-// already read and the engine already loaded. It keeps the same contract:
-// the deadline, fail-open on every error, one line per warning.
-func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload []byte, getenv func(string) string) Answer {
+// already read and the engine already loaded; env is the request's
+// environment and deadline its budget. It keeps the same contract: the
+// deadline, fail-open on every error, one line per warning.
+func RunPayload(ctx context.Context, eng *Engine, env Env, deadline time.Duration, harness, event string, payload []byte) Answer {
 	var stderr strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&stderr, "ctxhook: %s\n", oneLine(msg)) }
-	deadline := Deadline(getenv)
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	if len(payload) > MaxInput {
@@ -596,7 +627,7 @@ func RunPayload(ctx context.Context, eng *Engine, harness, event string, payload
 		warn(msg)
 		return Answer{Stderr: stderr.String(), Failed: msg}
 	}
-	res, err := eng.Do(ctx, harness, event, payload)
+	res, err := eng.DoIn(ctx, env, harness, event, payload)
 	for _, w := range res.Warnings {
 		warn(w)
 	}

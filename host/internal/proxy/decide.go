@@ -161,13 +161,13 @@ func (d *decider) decideLocal(ctx context.Context, event string, payload []byte,
 		return "", err
 	}
 	getenv := d.o.Getenv
-	d.local.Getenv = func(k string) string {
+	env := hook.Env{Getenv: func(k string) string {
 		if k == "CTXHOOK_REQUEST_ID" {
 			return id
 		}
 		return getenv(k)
-	}
-	res, err := d.local.Do(ctx, abi.HarnessMCPProxy, event, payload)
+	}}
+	res, err := d.local.DoIn(ctx, env, abi.HarnessMCPProxy, event, payload)
 	for _, w := range res.Warnings {
 		d.warn(w, "%s", w)
 	}
