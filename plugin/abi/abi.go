@@ -87,6 +87,35 @@ const (
 	ProxyStrip = "strip"
 )
 
+// OpenCodePayload is what the OpenCode plugin loader sends as the payload
+// of a HarnessOpenCode request: the hook that fired (tool.execute.before,
+// tool.execute.after, chat.message), the project directory, the MCP
+// servers configured (a tool's server is named in its tool name), the
+// hook's input, and its output object as it stands.
+type OpenCodePayload struct {
+	Hook       string   `json:"hook"`
+	Directory  string   `json:"directory"`
+	MCPServers []string `json:"mcp_servers"`
+	Input      struct {
+		Tool      string          `json:"tool"`
+		SessionID string          `json:"sessionID"`
+		CallID    string          `json:"callID"`
+		Args      json.RawMessage `json:"args"`
+	} `json:"input"`
+	Output json.RawMessage `json:"output"`
+}
+
+// OpenCodeAnswer is the stdout of a HarnessOpenCode request, which the
+// loader applies. Args replaces the contents of output.args in place;
+// Replace replaces an MCP result's content with one text block;
+// AppendText is added for the model after the tool result (a text block
+// for MCP, a paragraph for built-ins).
+type OpenCodeAnswer struct {
+	Args       json.RawMessage `json:"args,omitempty"`
+	Replace    string          `json:"replace,omitempty"`
+	AppendText string          `json:"append_text,omitempty"`
+}
+
 // ProxyPayload is what the proxy sends as the payload of its requests.
 type ProxyPayload struct {
 	// SessionID identifies the client connection (one agent session).

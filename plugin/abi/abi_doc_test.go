@@ -1,8 +1,6 @@
 package abi
 
 import (
-	"github.com/ctxhook/ctxhook/plugin/internal/opencode"
-
 	"bytes"
 	"encoding/json"
 	"os"
@@ -50,7 +48,7 @@ func TestDocFields(t *testing.T) {
 	doc := abiDoc(t)
 	for _, v := range []any{PrepareRequest{}, PrepareResponse{}, HandleRequest{}, HandleResponse{},
 		Effect{}, Event{}, Config{}, ServerConfig{}, CaptureConfig{}, ProxyPayload{}, Unstored{}, Blob{}, File{},
-		opencode.Payload{}, opencode.Answer{}, TranscriptPayload{}, TranscriptAnswer{}, Chunk{}} {
+		OpenCodePayload{}, OpenCodeAnswer{}, TranscriptPayload{}, TranscriptAnswer{}, Chunk{}} {
 		rt := reflect.TypeOf(v)
 		for i := 0; i < rt.NumField(); i++ {
 			tag := strings.Split(rt.Field(i).Tag.Get("json"), ",")[0]

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "f4ff2b1077438fc097a252b53597dd054cae04f65a56cb48a4c96bd7f4229625"
+const SHA256 = "3ecb930d5040e24fd179a5e29fe47d85a2a9a239bb76ed0e6a5fccbea26668f8"

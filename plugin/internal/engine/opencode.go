@@ -27,11 +27,11 @@ func (h openCodeHook) decide(d *decision, _ string) {
 	switch p.Hook {
 	case opencode.ToolBefore:
 		d.preTool(h.call(d), false, func(updated json.RawMessage, _ string) string {
-			return opencode.Answer{Args: updated}.Encode()
+			return opencode.Encode(opencode.Answer{Args: updated})
 		})
 	case opencode.ToolAfter:
 		d.postTool(h.call(d), h.p.IsMCPResult(), func(context, replacement string) string {
-			return opencode.Answer{Replace: replacement, AppendText: context}.Encode()
+			return opencode.Encode(opencode.Answer{Replace: replacement, AppendText: context})
 		})
 	case opencode.ChatMessage:
 		d.record(d.newEvent(p.Hook, abi.CategoryPrompt, p.Directory), p.PromptText())

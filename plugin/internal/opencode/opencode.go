@@ -17,6 +17,7 @@ package opencode
 
 import (
 	"encoding/json"
+	"github.com/ctxhook/ctxhook/plugin/abi"
 	"regexp"
 	"strings"
 
@@ -30,19 +31,8 @@ const (
 	ChatMessage = "chat.message"
 )
 
-// Payload is what the loader sends.
-type Payload struct {
-	Hook       string   `json:"hook"`
-	Directory  string   `json:"directory"`
-	MCPServers []string `json:"mcp_servers"`
-	Input      struct {
-		Tool      string          `json:"tool"`
-		SessionID string          `json:"sessionID"`
-		CallID    string          `json:"callID"`
-		Args      json.RawMessage `json:"args"`
-	} `json:"input"`
-	Output json.RawMessage `json:"output"`
-}
+// Payload is what the loader sends (abi.OpenCodePayload).
+type Payload struct{ abi.OpenCodePayload }
 
 // Parse decodes a loader payload.
 func Parse(raw []byte) (*Payload, error) {
@@ -115,15 +105,8 @@ func Split(tool string, servers []string) (server, rest string, ok bool) {
 	return server, rest, ok
 }
 
-// Answer is the stdout the loader applies. Args replaces the contents of
-// output.args in place; Replace replaces an MCP result's content with one
-// text block; AppendText is added for the model after the tool result (a
-// text block for MCP, a paragraph for built-ins).
-type Answer struct {
-	Args       json.RawMessage `json:"args,omitempty"`
-	Replace    string          `json:"replace,omitempty"`
-	AppendText string          `json:"append_text,omitempty"`
-}
+// Answer is the stdout the loader applies (abi.OpenCodeAnswer).
+type Answer = abi.OpenCodeAnswer
 
 // Encode returns the answer as stdout.
-func (a Answer) Encode() string { return payload.Encode(a) }
+func Encode(a Answer) string { return payload.Encode(a) }

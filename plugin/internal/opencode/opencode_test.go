@@ -3,6 +3,7 @@ package opencode
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ctxhook/ctxhook/plugin/abi"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/plugin/internal/payload"
@@ -36,7 +37,7 @@ func TestIsMCPResult(t *testing.T) {
 		`{"content":[],"output":"x"}`:                         false,
 		`null`:                                                false,
 	} {
-		p := &Payload{Hook: ToolAfter, Output: json.RawMessage(out)}
+		p := &Payload{abi.OpenCodePayload{Hook: ToolAfter, Output: json.RawMessage(out)}}
 		if got := p.IsMCPResult(); got != want {
 			t.Errorf("IsMCPResult(%s) = %v", out, got)
 		}
