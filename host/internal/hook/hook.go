@@ -171,6 +171,8 @@ func (e *Engine) newConfigProblem(err error) bool {
 
 // Result is what one hook produced.
 type Result struct {
+	// Stdout is the hook's answer to the harness; for an mcp-proxy
+	// request, the message to forward (see Forward).
 	Stdout   string
 	ExitCode int
 	// Warnings are single lines for stderr (never containing payload data).
@@ -604,7 +606,9 @@ const hookMemoryLimit = 1 << 30
 
 // Answer is what RunPayload gives a long-lived host to pass on.
 type Answer struct {
-	Code           int
+	Code int
+	// Stdout is the hook's answer to the harness; for an mcp-proxy
+	// request, the message to forward (see Forward).
 	Stdout, Stderr string
 	// Failed is the error that left no decision (stdout is then empty, as
 	// for a hook that fails open), or "". A hook answers the same either
@@ -612,6 +616,13 @@ type Answer struct {
 	// means "forward the message as it came").
 	Failed string
 }
+
+// Forward is, for an mcp-proxy request (the proxy's), the message to
+// forward: the plugin's stdout, "" for "forward it as it came".
+func (r Result) Forward() string { return r.Stdout }
+
+// Forward is Result.Forward for the daemon's answer.
+func (a Answer) Forward() string { return a.Stdout }
 
 // RunPayload is Run for a long-lived host (the daemon): the payload is
 // already read and the engine already loaded; env is the request's

@@ -91,7 +91,7 @@ func (d *decider) decide(ctx context.Context, event string, payload []byte) (str
 			if a.Failed != "" {
 				return "", errors.New(a.Failed)
 			}
-			return a.Stdout, nil
+			return a.Forward(), nil
 		}
 		d.daemonDown()
 	}
@@ -189,7 +189,7 @@ func (d *decider) decideLocal(ctx context.Context, event string, payload []byte,
 	if err != nil {
 		return "", err
 	}
-	return res.Stdout, nil
+	return res.Forward(), nil
 }
 
 // ensureLocal loads the in-process instance (compiling once, then
