@@ -85,6 +85,12 @@ const (
 	// needs no change. A host that cannot get this answer either must
 	// not forward the message (it answers the request with an error).
 	ProxyStrip = "strip"
+	// ProxyError: an error answer the proxy made itself from what the
+	// upstream said (an HTTP status and body, which may echo credentials).
+	// stdout is the same message with its error redacted as stored text
+	// is; the proxy sends that, and nothing of the body when it gets no
+	// answer.
+	ProxyError = "error"
 )
 
 // OpenCodePayload is what the OpenCode plugin loader sends as the payload

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "3ecb930d5040e24fd179a5e29fe47d85a2a9a239bb76ed0e6a5fccbea26668f8"
+const SHA256 = "38478df023065052c8ff3de986acc830ef84a63688d0d728785eb5dfd8af5c0a"

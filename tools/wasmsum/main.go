@@ -37,7 +37,7 @@ func main() {
 	sum := sha256.Sum256(wasm)
 	hexSum := hex.EncodeToString(sum[:])
 	for name, data := range map[string]string{
-		filepath.Join(*dir, "plugin.wasm.sha256"):     hexSum + "\n",
+		filepath.Join(*dir, "plugin.wasm.sha256"):    hexSum + "\n",
 		filepath.Join(*dir, "wasmsum", "wasmsum.go"): fmt.Sprintf(source, hexSum),
 	} {
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {

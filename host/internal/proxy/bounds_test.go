@@ -105,18 +105,20 @@ func TestServerExitsGrandchildKeepsStdout(t *testing.T) {
 }
 
 // TestHTTPRedirectAndErrorBody: the proxy's own headers do not follow a
-// redirect to another host, and an error page that echoes them does not
-// carry their values on.
+// redirect to another host, and an error page that echoes them, or holds
+// a secret of its own, reaches neither the client nor stderr with them:
+// the plugin redacts it (abi.ProxyError).
 func TestHTTPRedirectAndErrorBody(t *testing.T) {
 	const key = "sk-live-0123456789abcdef"
+	const other = "ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8" // a GitHub token in the page itself
 	seen := make(chan http.Header, 1)
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	otherHost := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen <- r.Header.Clone()
-		http.Error(w, "you sent X-Api-Key: "+r.Header.Get("X-Api-Key")+" and "+key, http.StatusForbidden)
+		http.Error(w, "you sent X-Api-Key: "+r.Header.Get("X-Api-Key")+" and "+key+"; the deploy token "+other+" was revoked", http.StatusForbidden)
 	}))
-	defer other.Close()
+	defer otherHost.Close()
 	// Another host for the same server: 127.0.0.1 and localhost differ.
-	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/mcp"
+	target := strings.Replace(otherHost.URL, "127.0.0.1", "localhost", 1) + "/mcp"
 	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target, http.StatusTemporaryRedirect)
 	}))
@@ -137,12 +139,12 @@ func TestHTTPRedirectAndErrorBody(t *testing.T) {
 	if v := h.Get("X-Api-Key"); v != "" {
 		t.Errorf("X-Api-Key was sent to another host on a redirect: %q", v)
 	}
-	if strings.Contains(got["1"][0], key) {
-		t.Errorf("the header's value reached the client: %s", got["1"][0])
+	if strings.Contains(got["1"][0], key) || strings.Contains(got["1"][0], other) || !strings.Contains(got["1"][0], "HTTP 403") {
+		t.Errorf("the client's error: %s", got["1"][0])
 	}
 	stdin.Close()
 	cmd.Wait()
-	if strings.Contains(stderr.String(), key) {
-		t.Errorf("the header's value reached stderr: %s", stderr.String())
+	if strings.Contains(stderr.String(), key) || strings.Contains(stderr.String(), other) {
+		t.Errorf("a secret reached stderr: %s", stderr.String())
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
 // httpUpstream speaks MCP's streamable HTTP transport to a remote server:
@@ -183,8 +185,28 @@ func (u *httpUpstream) listen() {
 }
 
 // fail answers a request the server could not, so the client never hangs.
+//
+// why may hold the upstream's own words (an error page that echoes the
+// request, credentials included): the plugin redacts it (abi.ProxyError)
+// before it reaches the client, and so the model, or stderr; without the
+// plugin's answer, neither gets those words.
 func (u *httpUpstream) fail(env envelope, why string) {
-	u.p.warnOnce("http:"+why, "%s", why)
+	id := env.ID
+	if len(id) == 0 || !json.Valid(id) {
+		id = json.RawMessage("null")
+	}
+	msg := errorResponse(id, CodeServerGone, "ctxhook proxy: "+why)
+	if redacted, err := u.p.decide(abi.ProxyError, msg, nil); err != nil {
+		status, _, _ := strings.Cut(why, ":")
+		msg = errorResponse(id, CodeServerGone, "ctxhook proxy: "+status+" (the rest withheld: it could not be checked for secrets)")
+	} else if redacted != nil {
+		msg = redacted
+	}
+	var shown struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	json.Unmarshal(msg, &shown)
+	u.p.warnOnce("http:"+why, "%s", strings.TrimPrefix(shown.Error.Message, "ctxhook proxy: "))
 	if len(env.ID) == 0 || env.Method == "" {
 		return
 	}
@@ -195,7 +217,7 @@ func (u *httpUpstream) fail(env envelope, why string) {
 	u.p.mu.Unlock()
 	if pd != nil {
 		pd.timer.Stop()
-		u.p.toClient(errorResponse(env.ID, CodeServerGone, "ctxhook proxy: "+why))
+		u.p.toClient(msg)
 	}
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -82,7 +83,27 @@ func (c proxyCall) decide(d *decision, event string) {
 		c.response(d)
 	case abi.ProxyStrip:
 		c.strip(d)
+	case abi.ProxyError:
+		c.proxyError(d)
 	}
+}
+
+// proxyError redacts an error answer the proxy made from the upstream's
+// words (ABI.md: ProxyError): a server's error page may echo the request,
+// its credentials included, and the answer goes to the model. The error
+// object is redacted as stored text is, then checked to be JSON still.
+func (c proxyCall) proxyError(d *decision) {
+	msg, err := mcpmsg.ParseObject(c.p.Message)
+	if err != nil || msg["error"] == nil {
+		return
+	}
+	red, n := d.redactor().String(string(msg["error"]))
+	var line bytes.Buffer // one line: the proxy's framing is newline-delimited
+	if n == 0 || json.Compact(&line, []byte(red)) != nil {
+		return
+	}
+	msg["error"] = json.RawMessage(line.Bytes())
+	d.stdout = string(msg.Raw()) + "\n"
 }
 
 // request injects the token into a tools/call: as the argument, and in
