@@ -44,5 +44,8 @@ fi
 "$run" "$dir/ctxhook.exe" install claude-code --dry-run > "$tmp/install.out" 2>&1
 grep -q '.claude.settings.json would be written' "$tmp/install.out" || { echo "wine smoke: install --dry-run:"; cat "$tmp/install.out"; exit 1; }
 grep -q 'ctxhook-hook.exe' "$tmp/install.out" || { echo "wine smoke: install --dry-run names no ctxhook-hook.exe:"; cat "$tmp/install.out"; exit 1; }
+# doctor says the hooks run in-process, there being no daemon on Windows yet.
+"$run" "$dir/ctxhook.exe" doctor claude-code > "$tmp/doctor.out" 2>&1 || true
+grep -q "no daemon on Windows yet" "$tmp/doctor.out" || { echo "wine smoke: doctor does not say hooks run in-process:"; cat "$tmp/doctor.out"; exit 1; }
 echo "wine smoke: ok ($kept events spooled; search: $(head -c 120 "$tmp/search.err" "$tmp/search.out" | tr '\n' ' '))"
 rm -rf "$home_unix" "$tmp"

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -67,6 +69,19 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		if err := owned.Dir(d.dir); err != nil {
 			bad("%v: %s", err, d.what)
 		}
+	}
+	if err := daemon.Supported(); err != nil {
+		info("%v (slower: see docs/speed.md)", strings.TrimPrefix(err.Error(), "daemon: "))
+	} else if env.Getenv("CTXHOOK_NO_DAEMON") != "" {
+		info("CTXHOOK_NO_DAEMON is set: hooks decide in-process (slower: see docs/speed.md)")
+	} else {
+		c := daemon.Client{Paths: p}
+		if c.Connect(500 * time.Millisecond) {
+			okf("daemon answers on %s", p.Socket())
+		} else {
+			info("no daemon running: the next hook starts one (%s)", p.Socket())
+		}
+		c.Close()
 	}
 	if cfg, err := config.Load(p.Config); err != nil {
 		bad("%v", err)

@@ -22,3 +22,6 @@ func socketIsMine(sock string) bool {
 	var st syscall.Stat_t
 	return syscall.Lstat(sock, &st) == nil && int(st.Uid) == os.Getuid() && st.Mode&syscall.S_IFMT == syscall.S_IFSOCK
 }
+
+// Supported says whether this platform has a daemon endpoint: it has.
+func Supported() error { return nil }

@@ -15,3 +15,6 @@ func listenPrivate(string) (*net.UnixListener, error) { return nil, ErrNoEndpoin
 func socketIsMine(string) bool { return false }
 
 func sameUser(*net.UnixConn) bool { return false }
+
+// Supported says whether this platform has a daemon endpoint: not yet.
+func Supported() error { return ErrNoEndpoint }
