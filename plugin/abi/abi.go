@@ -344,6 +344,9 @@ const (
 	TallyShaped = "responses_shaped"
 	// TallyRefetch counts calls that repeated an answered call and got a hint.
 	TallyRefetch = "refetch_hints"
+	// TallyExcluded counts calls kept out of the store by the capture
+	// settings (CaptureConfig).
+	TallyExcluded = "capture_excluded"
 )
 
 // Event is one captured session event, already redacted by the plugin.
@@ -459,16 +462,42 @@ type ServerConfig struct {
 	// ShapeBytes overrides Shaping.ThresholdBytes for this server (-1:
 	// never shape its responses).
 	ShapeBytes int `json:"shape_bytes,omitempty"`
+	// Capture false stores none of this server's calls (CaptureConfig
+	// says what they leave); its token is relayed all the same.
+	Capture *bool `json:"capture,omitempty"`
 }
 
-// CaptureConfig bounds what is stored.
+// CaptureConfig bounds what is stored, and says what is not stored at all.
+// An excluded call still gets its token relayed; what it leaves in the
+// store is a row without args or response (Excluded "metadata", the
+// default: its time, tool, server and size, for stats) or nothing
+// ("nothing"). Transcripts hold tool results, so while anything is
+// excluded no transcript turn is stored.
 type CaptureConfig struct {
 	// MaxEventBytes caps one event's response (default
 	// DefaultMaxEventBytes, as much as a hook may read; -1 = no cap). A
 	// cut response is marked (Event.Truncated) and reported where it is
 	// read.
 	MaxEventBytes int `json:"max_event_bytes,omitempty"`
+	// Enabled false stores nothing (nil: capture on). CTXHOOK_CAPTURE=0 in
+	// a hook's environment does the same for that shell or session.
+	Enabled *bool `json:"enabled,omitempty"`
+	// ExcludeTools are patterns (path.Match: *, ?, [...]) of tool names as
+	// stored, "mcp__vault__*" for every tool of the vault server.
+	ExcludeTools []string `json:"exclude_tools,omitempty"`
+	// ExcludeCategories are event categories never stored: "shell",
+	// "file_read", "web" and the rest (Category*).
+	ExcludeCategories []string `json:"exclude_categories,omitempty"`
+	// Excluded is what an excluded call leaves: "metadata" (the default)
+	// or "nothing".
+	Excluded string `json:"excluded,omitempty"`
 }
+
+// What an excluded call leaves (CaptureConfig.Excluded).
+const (
+	ExcludedMetadata = "metadata"
+	ExcludedNothing  = "nothing"
+)
 
 // Defaults.
 const (
@@ -483,6 +512,9 @@ const (
 	DefaultShapeThreshold   = 8 << 10
 	DefaultShapeHead        = 1 << 10
 	EnvNudgeEvery           = "CTXHOOK_NUDGE_EVERY"
+	// EnvCapture "0" (or "false", "off", "no") stores nothing for the
+	// hooks that see it: one shell, one session.
+	EnvCapture = "CTXHOOK_CAPTURE"
 )
 
 // DefaultCapturePaths are where a session token is looked for in a tool

@@ -14,6 +14,11 @@ import (
 // every byte of them.
 const ResponseFormTextBlock = "text-block"
 
+// ResponseFormExcluded is Event.ResponseForm for a call the capture
+// settings keep out of the store (CaptureConfig): a row of metadata, with
+// no args, response or text, ResponseBytes its size.
+const ResponseFormExcluded = "excluded"
+
 // TextBlockPrefix and TextBlockSuffix frame a text block response around
 // its escaped text.
 const (

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "38478df023065052c8ff3de986acc830ef84a63688d0d728785eb5dfd8af5c0a"
+const SHA256 = "ed5c2cd8efbbbd45848ec835b012e3cb1eb235e7c780f6f1d49b352ab8c5fd50"

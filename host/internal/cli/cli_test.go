@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -885,5 +886,52 @@ func TestDemoReport(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCaptureExcludedLeavesNoBody: a relay server whose capture is off
+// ([servers.workflow] capture = false) gets its token relayed as ever,
+// while nothing of its response is in any file under the home (store,
+// write-ahead log, spool, state), byte for byte; stats counts it.
+func TestCaptureExcludedLeavesNoBody(t *testing.T) {
+	e := newEnv(t)
+	home := e.vars["CTXHOOK_HOME"]
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[servers.workflow]\nrelay = true\ncapture = false\n"), 0o600)
+	const marker = "ZQ-PRIVATE-DIAGNOSIS-7731"
+	const token = "tok_Zq9Xw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbA9z8y7x6w5v4u3t2s1"
+	post := fmt.Sprintf(`{"session_id":"s-excl","transcript_path":"/x.jsonl","cwd":"/p","hook_event_name":"PostToolUse",
+"tool_name":"mcp__workflow__step","tool_input":{"n":1},"tool_use_id":"toolu_1",
+"tool_response":[{"type":"text","text":"{\"step\": 1, \"note\": \"%s\", \"session_token\": \"%s\"}"}]}`, marker, token)
+	if _, errs, code := e.proc(t, []byte(post), "hook", "claude-code", "PostToolUse"); code != 0 || errs != "" {
+		t.Fatalf("PostToolUse: %d %q", code, errs)
+	}
+	pre := `{"session_id":"s-excl","transcript_path":"/x.jsonl","cwd":"/p","hook_event_name":"PreToolUse",
+"tool_name":"mcp__workflow__step","tool_input":{"n":2},"tool_use_id":"toolu_2"}`
+	out, errs, code := e.proc(t, []byte(pre), "hook", "claude-code", "PreToolUse")
+	if code != 0 || !strings.Contains(out, token) {
+		t.Fatalf("the relay did not inject the token of an excluded server: %d %q %q", code, out, errs)
+	}
+	n := 0
+	filepath.WalkDir(home, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		n++
+		if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(marker)) {
+			t.Errorf("%s holds the excluded response", p)
+		}
+		return nil
+	})
+	if n < 3 {
+		t.Fatalf("only %d files under the home: nothing was written?", n)
+	}
+	out, _, _ = e.proc(t, nil, "stats", "--json")
+	var s struct {
+		Events  int            `json:"events"`
+		Tallies map[string]int `json:"tallies"`
+	}
+	if json.Unmarshal([]byte(out), &s) != nil || s.Tallies[abi.TallyExcluded] != 1 || s.Events != 1 {
+		t.Errorf("stats: %s", out)
 	}
 }

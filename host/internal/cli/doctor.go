@@ -17,6 +17,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin"
+	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
 func runDoctor(ctx context.Context, env Env, args []string) int {
@@ -83,9 +84,12 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 		c.Close()
 	}
-	if cfg, err := config.Load(p.Config); err != nil {
-		bad("%v", err)
-	} else {
+	// A config with a problem still applies its valid parts: they are
+	// described too.
+	if cfg, err := config.Load(p.Config); true {
+		if err != nil {
+			bad("%v", err)
+		}
 		var relay []string
 		for name, s := range cfg.Servers {
 			if s.Relay {
@@ -93,6 +97,12 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			}
 		}
 		sort.Strings(relay)
+		if what := excludedWhat(cfg); what != "" {
+			info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, orDefault(cfg.Capture.Excluded, "metadata"))
+		}
+		if env.Getenv("CTXHOOK_CAPTURE") != "" {
+			info("CTXHOOK_CAPTURE=%s in this environment (0, false, off or no store nothing)", env.Getenv("CTXHOOK_CAPTURE"))
+		}
 		if _, err := os.Stat(p.Config); err != nil {
 			info("no config at %s (defaults; the relay is off)", p.Config)
 		} else if len(relay) == 0 {
@@ -225,4 +235,36 @@ func doctorOpenCode(env Env, okf, bad, info func(string, ...any)) {
 	if !found {
 		bad("the ctxhook plugin is not installed (run 'ctxhook install opencode')")
 	}
+}
+
+// excludedWhat says what the capture settings keep out of the store, or "".
+func excludedWhat(cfg abi.Config) string {
+	var what []string
+	if c := cfg.Capture; c.Enabled != nil && !*c.Enabled {
+		what = append(what, "everything ([capture] enabled = false)")
+	}
+	if len(cfg.Capture.ExcludeTools) > 0 {
+		what = append(what, "tools "+strings.Join(cfg.Capture.ExcludeTools, ", "))
+	}
+	if len(cfg.Capture.ExcludeCategories) > 0 {
+		what = append(what, "categories "+strings.Join(cfg.Capture.ExcludeCategories, ", "))
+	}
+	var servers []string
+	for name, s := range cfg.Servers {
+		if s.Capture != nil && !*s.Capture {
+			servers = append(servers, name)
+		}
+	}
+	sort.Strings(servers)
+	if len(servers) > 0 {
+		what = append(what, "servers "+strings.Join(servers, ", "))
+	}
+	return strings.Join(what, "; ")
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/termsafe"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
 func runShow(ctx context.Context, env Env, args []string) int {
@@ -67,6 +68,10 @@ func runShow(ctx context.Context, env Env, args []string) int {
 	}
 	if e.Server != "" {
 		fmt.Fprintf(w, "server     %s\n", e.Server)
+	}
+	if e.ResponseForm == abi.ResponseFormExcluded {
+		fmt.Fprintf(w, "size       %d bytes, not stored: the capture settings exclude this call (config.toml [capture], CTXHOOK_CAPTURE)\n", e.ResponseBytes)
+		return 0
 	}
 	fmt.Fprintf(w, "size       %d bytes captured", e.ResponseBytes)
 	if e.Truncated {

@@ -60,6 +60,9 @@ func runStats(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(w, "  bytes captured  %d\n", s.BytesCaptured)
 	fmt.Fprintf(w, "  tokens relayed  %d (captured %d)\n", s.Tallies[abi.TallyRelayed], s.Tallies[abi.TallyCapture])
 	fmt.Fprintf(w, "  nudges fired    %d\n", s.Tallies[abi.TallyNudges])
+	if n := s.Tallies[abi.TallyExcluded]; n > 0 {
+		fmt.Fprintf(w, "  not captured    %d (excluded by the capture settings: see ctxhook doctor)\n", n)
+	}
 	fmt.Fprintf(w, "  redactions      %d\n", s.Redactions)
 	if s.Truncated > 0 {
 		fmt.Fprintf(w, "  truncated       %d\n", s.Truncated)

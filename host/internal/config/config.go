@@ -7,6 +7,10 @@
 //
 //	[capture]
 //	max_event_bytes = 134217728    # per-event cap (the default, 128 MiB); -1 = none
+//	enabled = false                # store nothing (CTXHOOK_CAPTURE=0: for one shell or session)
+//	exclude_tools = ["mcp__vault__*"]        # tools never stored (path.Match patterns of the stored name)
+//	exclude_categories = ["shell", "web"]    # categories never stored
+//	excluded = "metadata"          # what an excluded call leaves: "metadata" (a row without args or response) or "nothing"
 //
 //	[retention]
 //	max_events = 200000            # the whole store; over it, least valuable categories go first, oldest first; -1 = none
@@ -26,6 +30,7 @@
 //	meta_key = "session_token"     # proxy: also send the token in params._meta
 //	headers = { Authorization = "Bearer ${JIRA_TOKEN}" }   # proxy --url: HTTP headers, ${VAR} from the environment
 //	shape_bytes = 32768            # this server's shaping threshold; -1 = never shape it
+//	capture = false                # store none of its calls (its token is relayed all the same)
 package config
 
 import (
@@ -33,7 +38,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,9 +49,17 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
+// categories are the event categories a config may exclude.
+var categories = []string{abi.CategoryMCP, abi.CategoryFileRead, abi.CategoryFileEdit, abi.CategoryShell, abi.CategoryWeb,
+	abi.CategorySearch, abi.CategorySubagent, abi.CategoryPrompt, abi.CategorySession, abi.CategoryError, abi.CategoryTool}
+
 type file struct {
 	Capture struct {
-		MaxEventBytes int `toml:"max_event_bytes"`
+		MaxEventBytes     int      `toml:"max_event_bytes"`
+		Enabled           *bool    `toml:"enabled"`
+		ExcludeTools      []string `toml:"exclude_tools"`
+		ExcludeCategories []string `toml:"exclude_categories"`
+		Excluded          string   `toml:"excluded"`
 	} `toml:"capture"`
 	Shaping struct {
 		ThresholdBytes int `toml:"threshold_bytes"`
@@ -64,6 +79,7 @@ type file struct {
 		MetaKey      string            `toml:"meta_key"`
 		Headers      map[string]string `toml:"headers"`
 		ShapeBytes   int               `toml:"shape_bytes"`
+		Capture      *bool             `toml:"capture"`
 	} `toml:"servers"`
 }
 
@@ -139,7 +155,22 @@ func parse(text string, first int) (abi.Config, []string, error) {
 	bad(&f.Shaping.ThresholdBytes, -1, "shaping.threshold_bytes")
 	bad(&f.Shaping.HeadBytes, 0, "shaping.head_bytes")
 	bad(&f.Capture.MaxEventBytes, -1, "capture.max_event_bytes")
-	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes},
+	if e := f.Capture.Excluded; e != "" && e != abi.ExcludedMetadata && e != abi.ExcludedNothing {
+		problems = append(problems, fmt.Sprintf("capture.excluded = %q ignored: it must be %q or %q", e, abi.ExcludedMetadata, abi.ExcludedNothing))
+		f.Capture.Excluded = ""
+	}
+	for _, c := range f.Capture.ExcludeCategories {
+		if !slices.Contains(categories, c) {
+			problems = append(problems, fmt.Sprintf("capture.exclude_categories: %q is no category (%s)", c, strings.Join(categories, ", ")))
+		}
+	}
+	for _, pat := range f.Capture.ExcludeTools {
+		if _, err := path.Match(pat, ""); err != nil {
+			problems = append(problems, fmt.Sprintf("capture.exclude_tools: %q is not a pattern (%v); it excludes nothing", pat, err))
+		}
+	}
+	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes, Enabled: f.Capture.Enabled,
+		ExcludeTools: f.Capture.ExcludeTools, ExcludeCategories: f.Capture.ExcludeCategories, Excluded: f.Capture.Excluded},
 		Shaping:   abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes},
 		Retention: abi.RetentionConfig{MaxEvents: f.Retention.MaxEvents, MaxSessionEvents: f.Retention.MaxSessionEvents}}
 	for name, s := range f.Servers {
@@ -147,7 +178,7 @@ func parse(text string, first int) (abi.Config, []string, error) {
 			cfg.Servers = map[string]abi.ServerConfig{}
 		}
 		cfg.Servers[name] = abi.ServerConfig{Relay: s.Relay, TokenArg: s.TokenArg, StartTools: s.StartTools,
-			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey, ShapeBytes: s.ShapeBytes}
+			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey, ShapeBytes: s.ShapeBytes, Capture: s.Capture}
 	}
 	return cfg, problems, nil
 }
@@ -182,6 +213,14 @@ func merge(cfg *abi.Config, c abi.Config) {
 		}
 	}
 	set(&cfg.Capture.MaxEventBytes, c.Capture.MaxEventBytes)
+	if c.Capture.Enabled != nil {
+		cfg.Capture.Enabled = c.Capture.Enabled
+	}
+	cfg.Capture.ExcludeTools = append(cfg.Capture.ExcludeTools, c.Capture.ExcludeTools...)
+	cfg.Capture.ExcludeCategories = append(cfg.Capture.ExcludeCategories, c.Capture.ExcludeCategories...)
+	if c.Capture.Excluded != "" {
+		cfg.Capture.Excluded = c.Capture.Excluded
+	}
 	set(&cfg.Shaping.ThresholdBytes, c.Shaping.ThresholdBytes)
 	set(&cfg.Shaping.HeadBytes, c.Shaping.HeadBytes)
 	set(&cfg.Retention.MaxEvents, c.Retention.MaxEvents)
@@ -208,6 +247,9 @@ func merge(cfg *abi.Config, c abi.Config) {
 		old.SkipArgs = append(old.SkipArgs, s.SkipArgs...)
 		old.CapturePaths = append(old.CapturePaths, s.CapturePaths...)
 		set(&old.ShapeBytes, s.ShapeBytes)
+		if s.Capture != nil {
+			old.Capture = s.Capture
+		}
 		cfg.Servers[name] = old
 	}
 }

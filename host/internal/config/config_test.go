@@ -125,3 +125,24 @@ max_session_events = 300
 		t.Errorf("the wrong parts were applied: %+v", cfg)
 	}
 }
+
+// TestCaptureKeys: the capture switches reach the plugin's config, a
+// server's capture too; a bad value is named and left out.
+func TestCaptureKeys(t *testing.T) {
+	cfg, err := Parse("[capture]\nenabled = false\nexclude_tools = [\"mcp__vault__*\"]\nexclude_categories = [\"shell\", \"web\"]\nexcluded = \"nothing\"\n\n[servers.vault]\ncapture = false\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Capture
+	if c.Enabled == nil || *c.Enabled || len(c.ExcludeTools) != 1 || len(c.ExcludeCategories) != 2 || c.Excluded != "nothing" {
+		t.Errorf("capture = %+v", c)
+	}
+	if s := cfg.Servers["vault"]; s.Capture == nil || *s.Capture {
+		t.Errorf("servers.vault.capture = %v", s.Capture)
+	}
+	cfg, err = Parse("[capture]\nexcluded = \"some\"\nexclude_categories = [\"shel\"]\nexclude_tools = [\"[x\"]\n")
+	if err == nil || !strings.Contains(err.Error(), `capture.excluded = "some" ignored`) || !strings.Contains(err.Error(), `"shel" is no category`) ||
+		!strings.Contains(err.Error(), `"[x" is not a pattern`) || cfg.Capture.Excluded != "" {
+		t.Errorf("bad values: %+v, %v", cfg.Capture, err)
+	}
+}

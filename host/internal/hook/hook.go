@@ -444,7 +444,7 @@ func (e *Engine) environ() []string {
 
 func (e *Engine) env() map[string]string {
 	out := map[string]string{}
-	for _, k := range []string{abi.EnvNudgeEvery} {
+	for _, k := range []string{abi.EnvNudgeEvery, abi.EnvCapture} {
 		if v := e.getenv(k); v != "" {
 			out[k] = v
 		}

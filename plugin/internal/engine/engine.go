@@ -203,14 +203,14 @@ func (d *decision) loadState() {
 	d.state = s
 }
 
-// tally counts one of name. Every tally but a captured token counts
-// something the model was given, and so holds only if the answer reached
-// the harness (abi.Effect.IfDelivered).
+// tally counts one of name. Every tally but a captured token and an
+// excluded call counts something the model was given, and so holds only
+// if the answer reached the harness (abi.Effect.IfDelivered).
 func (d *decision) tally(name string) {
 	// The session id as stored with the events: redacted (storeEvent).
 	session, _ := d.redactor().String(d.session)
 	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: session, Name: name, Count: 1,
-		IfDelivered: name != abi.TallyCapture})
+		IfDelivered: name != abi.TallyCapture && name != abi.TallyExcluded})
 }
 
 func (d *decision) redactor() *redact.Redactor {
@@ -235,6 +235,10 @@ func envSecrets(environ []string) []string {
 // CLI's llmContent): the text is taken from it. Otherwise the text is
 // rendered from the response while it is redacted (redactResponse).
 func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMessage) {
+	if d.excluded(ev) {
+		d.storeExcluded(ev, len(response))
+		return
+	}
 	r := d.redactor()
 	a, n1 := r.String(compact(args))
 	var body, text string
@@ -263,6 +267,10 @@ func (d *decision) storeTool(ev *abi.Event, args, response, readable json.RawMes
 func (d *decision) storeFile(ev *abi.Event, args json.RawMessage, content string, isJSON bool) {
 	if isJSON {
 		d.storeTool(ev, args, rawBytes(content), nil)
+		return
+	}
+	if d.excluded(ev) {
+		d.storeExcluded(ev, len(content))
 		return
 	}
 	r := d.redactor()
@@ -298,6 +306,10 @@ func (d *decision) file(path string) (string, error) {
 
 // record stores a non-tool event (a prompt, a session boundary).
 func (d *decision) record(ev *abi.Event, body string) {
+	if d.excluded(ev) {
+		d.storeExcluded(ev, len(body))
+		return
+	}
 	red, n := d.redactor().String(body)
 	ev.ResponseBytes = len(body)
 	ev.Redactions = n

@@ -165,7 +165,7 @@ func (c proxyCall) response(d *decision) {
 	ev.ToolUseID = string(res.Msg["id"])
 	ev.Key = shape.Key(d.session, server, ev.ToolUseID, d.keyed(), string(call.Args))
 	d.storeTool(ev, call.Args, response, nil)
-	if forward != nil && !res.IsError() {
+	if forward != nil && !res.IsError() && !isExcluded(ev) {
 		raw := res.Raw
 		if changed {
 			raw = forward.Raw()

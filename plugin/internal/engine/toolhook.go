@@ -113,6 +113,7 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 		}
 	}
 	var replacement string
+	excluded := false // kept out of the store: no reminder that it is searchable
 	if !proxied {
 		ev := d.newEvent(c.event, category, c.cwd)
 		ev.Tool, ev.Server, ev.ToolUseID = c.tool, c.server, c.toolUseID
@@ -122,7 +123,9 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 		} else {
 			d.storeTool(ev, c.input, c.response, c.capture)
 		}
-		if c.isMCP && !c.failed && c.server != classify.OwnServer {
+		// An excluded call has no stored body to point the model at.
+		excluded = isExcluded(ev) || d.captureOff()
+		if c.isMCP && !c.failed && c.server != classify.OwnServer && !excluded {
 			if h := d.callHash(c); h != "" {
 				d.state.remember(h, ev.Key)
 				d.dirty = true
@@ -139,7 +142,10 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if c.file != nil {
 		size = len(*c.file)
 	}
-	text, nudged := nudgeFor(d, category, c.server, c.isMCP, size)
+	text, nudged := "", false
+	if !excluded {
+		text, nudged = nudgeFor(d, category, c.server, c.isMCP, size)
+	}
 	if nudged {
 		d.tally(abi.TallyNudges)
 	}

@@ -30,6 +30,11 @@ func (t transcriptPass) session() string { return orUnknown(t.p.Session) }
 // _meta there), and says how far it read.
 func (t transcriptPass) decide(d *decision, _ string) {
 	turns, consumed := transcript.Parse(t.p.Format, []byte(t.p.Data), t.p.Final)
+	if d.excluding() {
+		// A transcript holds tool results, an excluded tool's too: while
+		// anything is excluded, turns are read past and none is stored.
+		turns = nil
+	}
 	r := d.redactor()
 	for _, tr := range turns {
 		text, n := r.String(tr.Text)
