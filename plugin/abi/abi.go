@@ -405,8 +405,20 @@ const (
 type Config struct {
 	Servers   map[string]ServerConfig `json:"servers,omitempty"`
 	Capture   CaptureConfig           `json:"capture"`
+	Redact    RedactConfig            `json:"redact"`
 	Shaping   ShapingConfig           `json:"shaping"`
 	Retention RetentionConfig         `json:"retention"`
+}
+
+// RedactConfig says what is redacted beyond what is stored (always).
+type RedactConfig struct {
+	// Model true redacts what the model receives too, where the harness
+	// lets ctxhook replace a tool's output (Claude Code's and Cursor's
+	// MCP results, OpenCode's, the proxy's): an MCP result with a secret
+	// in it reaches the model as its text with the secret redacted, and a
+	// relayed session token as TokenPlaceholder (its next call still gets
+	// the real one).
+	Model bool `json:"model,omitempty"`
 }
 
 // RetentionConfig caps the store. Over a cap, events are evicted in

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "ed5c2cd8efbbbd45848ec835b012e3cb1eb235e7c780f6f1d49b352ab8c5fd50"
+const SHA256 = "37b2ae8da4a9fe6ad8d7344390611f7bc95f3d1192699422ea2c5f884215d8aa"

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
+	"github.com/ctxhook/ctxhook/internal/secretcorpus"
 	"github.com/ctxhook/ctxhook/internal/testcache"
 	"github.com/ctxhook/ctxhook/internal/version"
 	"github.com/ctxhook/ctxhook/plugin"
@@ -933,5 +934,42 @@ func TestCaptureExcludedLeavesNoBody(t *testing.T) {
 	}
 	if json.Unmarshal([]byte(out), &s) != nil || s.Tallies[abi.TallyExcluded] != 1 || s.Events != 1 {
 		t.Errorf("stats: %s", out)
+	}
+}
+
+// TestRedactForModel: with [redact] model = true, every kind of the
+// secret corpus planted in an MCP result reaches the model (Claude Code's
+// updatedMCPToolOutput, through the real hook and plugin.wasm) redacted.
+func TestRedactForModel(t *testing.T) {
+	e := newEnv(t)
+	home := e.vars["CTXHOOK_HOME"]
+	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	os.WriteFile(filepath.Join(home, "config", "config.toml"), []byte("[redact]\nmodel = true\n"), 0o600)
+	planted, replaced := 0, 0
+	for i, p := range secretcorpus.Generate(1) {
+		if p.Known {
+			continue // known values (relay tokens, environment values) are the relay's and the host's to name
+		}
+		text, _ := json.Marshal(p.Text)
+		payload := fmt.Sprintf(`{"session_id":"s-model","transcript_path":"/x.jsonl","cwd":"/p","hook_event_name":"PostToolUse",
+"tool_name":"mcp__tickets__get_ticket","tool_input":{"id":"T-%d"},"tool_use_id":"toolu_%d",
+"tool_response":[{"type":"text","text":%s}]}`, i, i, text)
+		out, errs, code := e.run(t, []byte(payload), "hook", "claude-code", "PostToolUse")
+		if code != 0 || errs != "" {
+			t.Fatalf("%s: %d %q", p.Kind, code, errs)
+		}
+		planted++
+		if secretcorpus.Leaked(out, p.Secret) {
+			t.Errorf("%s reached the model: %s", p.Kind, out)
+		}
+		if strings.Contains(out, "updatedMCPToolOutput") {
+			replaced++
+		} else {
+			// Not replaced: the model gets the result as the server sent it.
+			t.Errorf("%s: the result reached the model as it was: %q", p.Kind, p.Text)
+		}
+	}
+	if planted < 40 || replaced < planted {
+		t.Errorf("%d secrets planted, %d results replaced for the model", planted, replaced)
 	}
 }

@@ -12,6 +12,9 @@
 //	exclude_categories = ["shell", "web"]    # categories never stored
 //	excluded = "metadata"          # what an excluded call leaves: "metadata" (a row without args or response) or "nothing"
 //
+//	[redact]
+//	model = true                   # redact what the model receives too, where ctxhook may replace a result
+//
 //	[retention]
 //	max_events = 200000            # the whole store; over it, least valuable categories go first, oldest first; -1 = none
 //	max_session_events = 20000     # one session
@@ -61,6 +64,9 @@ type file struct {
 		ExcludeCategories []string `toml:"exclude_categories"`
 		Excluded          string   `toml:"excluded"`
 	} `toml:"capture"`
+	Redact struct {
+		Model bool `toml:"model"`
+	} `toml:"redact"`
 	Shaping struct {
 		ThresholdBytes int `toml:"threshold_bytes"`
 		HeadBytes      int `toml:"head_bytes"`
@@ -171,6 +177,7 @@ func parse(text string, first int) (abi.Config, []string, error) {
 	}
 	cfg := abi.Config{Capture: abi.CaptureConfig{MaxEventBytes: f.Capture.MaxEventBytes, Enabled: f.Capture.Enabled,
 		ExcludeTools: f.Capture.ExcludeTools, ExcludeCategories: f.Capture.ExcludeCategories, Excluded: f.Capture.Excluded},
+		Redact:    abi.RedactConfig{Model: f.Redact.Model},
 		Shaping:   abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes},
 		Retention: abi.RetentionConfig{MaxEvents: f.Retention.MaxEvents, MaxSessionEvents: f.Retention.MaxSessionEvents}}
 	for name, s := range f.Servers {
@@ -213,6 +220,7 @@ func merge(cfg *abi.Config, c abi.Config) {
 		}
 	}
 	set(&cfg.Capture.MaxEventBytes, c.Capture.MaxEventBytes)
+	cfg.Redact.Model = cfg.Redact.Model || c.Redact.Model
 	if c.Capture.Enabled != nil {
 		cfg.Capture.Enabled = c.Capture.Enabled
 	}

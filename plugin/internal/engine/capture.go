@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"encoding/json"
 	"path"
 	"slices"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/redact"
 )
 
 // captureOff: the hook's environment turns capture off (CTXHOOK_CAPTURE).
@@ -68,3 +70,54 @@ func (d *decision) storeExcluded(ev *abi.Event, size int) {
 
 // isExcluded: ev is the row an excluded call left (or would have).
 func isExcluded(ev *abi.Event) bool { return ev.ResponseForm == abi.ResponseFormExcluded }
+
+// forModel is, with [redact] model = true, the text the model gets in
+// place of an MCP result (its readable text, or the shaped head when
+// replacement is one) when anything in it is a secret: each relayed token
+// as TokenPlaceholder, every other secret redacted as stored text is.
+// "" leaves the replacement as it was.
+func (d *decision) forModel(readable json.RawMessage, replacement string) string {
+	if !d.req.Config.Redact.Model {
+		return ""
+	}
+	text := replacement
+	if text == "" {
+		text = d.readableText(readable)
+		if text == "" {
+			text = string(readable)
+		}
+	}
+	red, n := d.redactForModelText(text)
+	if n == 0 {
+		return ""
+	}
+	return red
+}
+
+// redactForModelText redacts text for the model: every secret as stored
+// text is, except that a relayed token (a known value) becomes the
+// placeholder, so the model knows ctxhook holds it, and a placeholder
+// already there (the proxy's) stays one, under a sensitive key too.
+func (d *decision) redactForModelText(text string) (string, int) {
+	spans, n := d.redactor().Spans(text)
+	if n == 0 {
+		return text, 0
+	}
+	known := d.state.known()
+	kept := spans[:0]
+	for _, sp := range spans {
+		switch v := text[sp.Start:sp.End]; {
+		case v == abi.TokenPlaceholder:
+			continue
+		case slices.Contains(known, v):
+			sp.Repl = abi.TokenPlaceholder
+		}
+		kept = append(kept, sp)
+	}
+	if len(kept) == 0 {
+		return text, 0
+	}
+	var b strings.Builder
+	redact.WriteSpans(&b, text, kept)
+	return b.String(), n
+}

@@ -147,6 +147,9 @@ func (c proxyCall) response(d *decision) {
 	call, _, _ := mcpmsg.ParseCallIn(&d.json, c.p.Request)
 	server := c.p.Server
 	forward, changed := c.hideToken(d, res) // what the client gets
+	if o, ok := d.redactForModel(forward); ok {
+		forward, changed = o, true
+	}
 	unshaped, unshapedChanged := forward, changed
 	category := abi.CategoryMCP
 	response := c.p.Message
@@ -171,6 +174,9 @@ func (c proxyCall) response(d *decision) {
 			raw = forward.Raw()
 		}
 		if shaped, ok := d.shapeResult(server, forward, raw, ev); ok {
+			if o, ok := d.redactForModel(shaped); ok { // the head is cut from the raw text
+				shaped = o
+			}
 			forward, changed = shaped, true
 			// Should the record not be kept, the client gets the result
 			// itself, token hidden, rather than a pointer to nothing.
@@ -178,6 +184,24 @@ func (c proxyCall) response(d *decision) {
 		}
 	}
 	d.stdout = forwardLine(res, forward, changed)
+}
+
+// redactForModel is, with [redact] model = true, the result the client
+// (and so the model) gets with every secret in it redacted as stored text
+// is; ok is false when there was none (or redacting would not leave JSON).
+func (d *decision) redactForModel(o mcpmsg.Object) (mcpmsg.Object, bool) {
+	if !d.req.Config.Redact.Model || o == nil {
+		return nil, false
+	}
+	red, n := d.redactForModelText(string(o.Raw()))
+	if n == 0 {
+		return nil, false
+	}
+	out, err := mcpmsg.ParseObject(json.RawMessage(red))
+	if err != nil {
+		return nil, false
+	}
+	return out, true
 }
 
 // strip is the least a response needs when its full decision failed:

@@ -135,6 +135,24 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 			}
 		}
 	}
+	// [redact] model = true: what the model gets of an MCP result is
+	// redacted too (the shaped head, or the whole text when it holds a
+	// secret); redactedWhole is what it gets should the event not be
+	// stored after all (the whole text, redacted, no pointer).
+	pointer := replacement != "" // a shaped head and a pointer to the event
+	var redactedWhole string
+	if canReplace && c.isMCP && !c.failed && !proxied && c.file == nil && c.server != classify.OwnServer && render != nil {
+		readable := c.capture
+		if readable == nil {
+			readable = c.response
+		}
+		if red := d.forModel(readable, replacement); red != "" {
+			if replacement != "" {
+				redactedWhole = d.forModel(readable, "")
+			}
+			replacement = red
+		}
+	}
 	if c.failed || render == nil {
 		return
 	}
@@ -152,13 +170,13 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if nudged || replacement != "" {
 		d.stdout = render(text, replacement)
 	}
-	if replacement != "" {
+	if pointer {
 		// The replacement points the model at the event just recorded:
 		// should the host keep no copy of it, the model gets the response
 		// as it was (and the nudge) instead of a pointer to nothing.
 		d.unstored = &abi.Unstored{}
-		if nudged {
-			d.unstored.Stdout = render(text, "")
+		if nudged || redactedWhole != "" {
+			d.unstored.Stdout = render(text, redactedWhole)
 		}
 	}
 }

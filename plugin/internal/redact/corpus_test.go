@@ -150,3 +150,25 @@ func BenchmarkRedactClean64K(b *testing.B) {
 		})
 	}
 }
+
+// TestRecallMore: forty of every kind, with other random values than
+// TestRecall's seven: a rule that holds only for some values (an entropy
+// bound, a prefix glued to a key, as in PGPASSWORD) shows here.
+func TestRecallMore(t *testing.T) {
+	missed := 0
+	for _, p := range secretcorpus.Generate(40) {
+		r := New()
+		if p.Known {
+			r = New(p.Secret)
+		}
+		if out, _ := r.String(p.Text); secretcorpus.Leaked(out, p.Secret) {
+			if missed < 10 {
+				t.Errorf("%s survived: %q", p.Kind, p.Text)
+			}
+			missed++
+		}
+	}
+	if missed > 0 {
+		t.Errorf("%d secrets survived", missed)
+	}
+}

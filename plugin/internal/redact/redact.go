@@ -198,14 +198,14 @@ var ownRules = []*rule{
 		pattern: `-----BEGIN[A-Z ]{0,40} PRIVATE KEY-----(?s:.)*?-----END[A-Z ]{0,40} PRIVATE KEY-----`},
 	// key=value and key: value in prose, headers, env files and query
 	// strings, the key possibly prefixed (db_password, AWS_SECRET_ACCESS_KEY,
-	// SMTP_PASS). "pass" is a common word in code and reports: alone it
+	// SMTP_PASS; PGPASSWORD, MYSQL_PWD's kin written as one word). "pass" is a common word in code and reports: alone it
 	// is a key only right before '=' (pass=..., as in a query string or
 	// an env file; not "PASS: TestX" or "pass = true"), and no pass key
 	// takes a number, a boolean or nil (FILTER_PASS = 0x2).
 	{kind: "key_value", back: 64, pre: keyAssignAfter, reach: window + 3,
 		anchors: []string{"pass", "pwd", "secret", "api_key", "api-key", "apikey", "access_token", "access-token", "accesstoken",
 			"auth_token", "auth-token", "authtoken", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey"},
-		pattern: `(?i)(\b(?:(?:[a-z0-9]+[_.-])*(?:password|passwd|passphrase|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)|(?:[a-z0-9]+[_.-])*pass)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
+		pattern: `(?i)(\b(?:(?:[a-z0-9]+[_.-])*(?:[a-z0-9]*(?:password|passwd|passphrase)|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)|(?:[a-z0-9]+[_.-])*pass)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
 		repl:    "${1}" + Marker, skip: regexp.MustCompile(`(?i)^(?:pass["']?(?:\s*:|\s+=|=\s)|(?:[a-z0-9]+[_.-])*pass["']?\s*[:=]\s*["']?` +
 			`(?:0x[0-9a-f]+|[0-9.]+|true|false|nil|null|none)$)`)},
 	// A secret given to a command-line flag after a space (`--password
