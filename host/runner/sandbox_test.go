@@ -25,7 +25,13 @@ var faulty struct {
 // faultyWasm builds testdata/faulty, a plugin that misbehaves on request.
 func faultyWasm(t *testing.T) []byte {
 	faulty.once.Do(func() {
-		out := filepath.Join(os.TempDir(), "ctxhook-faulty.wasm")
+		dir, err := os.MkdirTemp("", "ctxhook-faulty-")
+		if err != nil {
+			faulty.err = err
+			return
+		}
+		defer os.RemoveAll(dir) // read into memory below
+		out := filepath.Join(dir, "faulty.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, "./testdata/faulty")
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 		if b, err := cmd.CombinedOutput(); err != nil {

@@ -147,7 +147,12 @@ func TestKillChaos(t *testing.T) {
 	}
 	// Whatever is still spooled is stored by the next writer: one more
 	// hook, then the daemon's writer, then a final in-process hook.
-	exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse").Run()
+	// (In the run's home: run with the test's own environment, this hook
+	// once started a daemon in the real user's home.)
+	one := exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse")
+	one.Env = hookEnv
+	one.Stdin = bytes.NewReader(payload(t, base, "chaosWriter"))
+	one.Run()
 	time.Sleep(500 * time.Millisecond)
 	homeprocs.KillDaemons(home)
 	last := exec.Command(filepath.Join(bin, "ctxhook"), "hook", "claude-code", "PostToolUse")
