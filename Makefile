@@ -144,6 +144,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzSnippet \
 	  ./host/store:FuzzSplit \
 	  ./host/internal/proxy:FuzzEnvelope \
+	  ./host/internal/proxy:FuzzReadLines \
+	  ./host/internal/termsafe:FuzzWriter \
 	  ./host/internal/config:FuzzParse \
 	  ./host/internal/hookproto:FuzzRead \
 	  ./host/internal/state:FuzzSessionPath; do \
