@@ -13,7 +13,8 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 run="$here/run.sh"
 export WINEPREFIX="${WINEPREFIX:-$root/bin/wine-prefix}"
-"$run" "$dir/ctxhook.exe" version | grep -q "windows/amd64"
+ver=$("$run" "$dir/ctxhook.exe" version)
+grep -q "windows/amd64" <<<"$ver" || { echo "wine smoke: version: $ver"; exit 1; }
 home_unix="$WINEPREFIX/drive_c/ctxhook-smoke"
 rm -rf "$home_unix"
 export CTXHOOK_HOME='C:\ctxhook-smoke' USERPROFILE='C:\ctxhook-smoke\profile'
