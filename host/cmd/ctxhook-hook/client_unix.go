@@ -26,12 +26,6 @@ func inProcess(harness, event string, payload []byte) {
 	os.Exit(0)
 }
 
-// socketIsMine: sock is a socket of this user's.
-func socketIsMine(sock string) bool {
-	var st syscall.Stat_t
-	return syscall.Lstat(sock, &st) == nil && int(st.Uid) == os.Getuid() && st.Mode&syscall.S_IFMT == syscall.S_IFSOCK
-}
-
 // sockConn is a connected Unix stream socket, read and written with plain
 // system calls until a deadline: before each call the socket's own
 // timeouts (SO_SNDTIMEO, SO_RCVTIMEO, which on Linux also bound the

@@ -15,8 +15,6 @@ type sockConn struct{}
 
 var errNoDaemon = errors.New("no daemon on Windows: hooks run in-process")
 
-func socketIsMine(string) bool { return false }
-
 func dial(path string, until time.Time) (sockConn, error) { return sockConn{}, errNoDaemon }
 func (sockConn) Read([]byte) (int, error)                 { return 0, errNoDaemon }
 func (sockConn) Write([]byte) (int, error)                { return 0, errNoDaemon }

@@ -152,7 +152,7 @@ func finishLater(harness, event string, payload []byte, deadline time.Duration) 
 func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, failed string, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
-	if !socketIsMine(sock) {
+	if !hookproto.SocketIsMine(sock) {
 		return 0, nil, nil, "", false
 	}
 	conn, err := dial(sock, until)

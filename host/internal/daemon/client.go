@@ -119,7 +119,7 @@ func (c *Client) dial(wait time.Duration) (*clientConn, error) {
 	sock := c.Paths.Socket()
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
-	if !socketIsMine(sock) {
+	if !hookproto.SocketIsMine(sock) {
 		return nil, ErrUnavailable
 	}
 	conn, err := net.DialTimeout("unix", sock, wait)

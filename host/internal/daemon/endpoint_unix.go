@@ -4,7 +4,6 @@ package daemon
 
 import (
 	"net"
-	"os"
 	"syscall"
 )
 
@@ -15,12 +14,6 @@ func listenPrivate(sock string) (*net.UnixListener, error) {
 	old := syscall.Umask(0o077)
 	defer syscall.Umask(old)
 	return net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-}
-
-// socketIsMine: sock is a socket of this user's.
-func socketIsMine(sock string) bool {
-	var st syscall.Stat_t
-	return syscall.Lstat(sock, &st) == nil && int(st.Uid) == os.Getuid() && st.Mode&syscall.S_IFMT == syscall.S_IFSOCK
 }
 
 // Supported says whether this platform has a daemon endpoint: it has.

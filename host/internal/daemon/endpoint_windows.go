@@ -12,8 +12,6 @@ var ErrNoEndpoint = errors.New("daemon: no daemon on Windows yet: hooks and prox
 
 func listenPrivate(string) (*net.UnixListener, error) { return nil, ErrNoEndpoint }
 
-func socketIsMine(string) bool { return false }
-
 func sameUser(*net.UnixConn) bool { return false }
 
 // Supported says whether this platform has a daemon endpoint: not yet.

@@ -48,17 +48,6 @@ var (
 	OpenCode = byName("opencode")
 )
 
-// Harnesses lists the command-hook harnesses by name, from the registry.
-var Harnesses = func() map[string]Harness {
-	m := map[string]Harness{}
-	for _, h := range harnessconfigs.All() {
-		if !h.Plugin {
-			m[h.Name] = Harness{h}
-		}
-	}
-	return m
-}()
-
 // Lookup finds any harness install knows, the plugin kind included.
 func Lookup(name string) (Harness, bool) {
 	h, ok := harnessconfigs.Lookup(name)

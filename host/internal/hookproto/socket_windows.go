@@ -1,0 +1,4 @@
+package hookproto
+
+// SocketIsMine is false: Windows has no daemon socket yet.
+func SocketIsMine(string) bool { return false }
