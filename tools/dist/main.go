@@ -18,9 +18,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,15 +171,6 @@ func run(out string, targets []string) error {
 	return os.WriteFile(filepath.Join(out, "SHA256SUMS"), []byte(strings.Join(sums, "")), 0o644)
 }
 
-func names(files map[string][]byte) []string {
-	var n []string
-	for k := range files {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
-}
-
 func mode(name string) int64 {
 	if strings.HasPrefix(name, "ctxhook") {
 		return 0o755
@@ -190,7 +183,7 @@ func tarOf(dir string, files map[string][]byte, date time.Time) ([]byte, error) 
 	gz, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	gz.ModTime = date
 	tw := tar.NewWriter(gz)
-	for _, n := range names(files) {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		h := &tar.Header{Name: dir + "/" + n, Mode: mode(n), Size: int64(len(files[n])), ModTime: date, Format: tar.FormatPAX, Typeflag: tar.TypeReg}
 		if err := tw.WriteHeader(h); err != nil {
 			return nil, err
@@ -211,7 +204,7 @@ func tarOf(dir string, files map[string][]byte, date time.Time) ([]byte, error) 
 func zipOf(dir string, files map[string][]byte, date time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
-	for _, n := range names(files) {
+	for _, n := range slices.Sorted(maps.Keys(files)) {
 		h := &zip.FileHeader{Name: dir + "/" + n, Method: zip.Deflate, Modified: date}
 		h.SetMode(os.FileMode(mode(n)))
 		w, err := zw.CreateHeader(h)

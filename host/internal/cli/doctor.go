@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -86,30 +87,29 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	}
 	// A config with a problem still applies its valid parts: they are
 	// described too.
-	if cfg, err := config.Load(p.Config); true {
-		if err != nil {
-			bad("%v", err)
+	cfg, err := config.Load(p.Config)
+	if err != nil {
+		bad("%v", err)
+	}
+	var relay []string
+	for name, s := range cfg.Servers {
+		if s.Relay {
+			relay = append(relay, name)
 		}
-		var relay []string
-		for name, s := range cfg.Servers {
-			if s.Relay {
-				relay = append(relay, name)
-			}
-		}
-		sort.Strings(relay)
-		if what := excludedWhat(cfg); what != "" {
-			info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, orDefault(cfg.Capture.Excluded, "metadata"))
-		}
-		if env.Getenv("CTXHOOK_CAPTURE") != "" {
-			info("CTXHOOK_CAPTURE=%s in this environment (0, false, off or no store nothing)", env.Getenv("CTXHOOK_CAPTURE"))
-		}
-		if _, err := os.Stat(p.Config); err != nil {
-			info("no config at %s (defaults; the relay is off)", p.Config)
-		} else if len(relay) == 0 {
-			okf("config %s (relay enabled for no server)", p.Config)
-		} else {
-			okf("config %s (relay enabled for %s)", p.Config, strings.Join(relay, ", "))
-		}
+	}
+	sort.Strings(relay)
+	if what := excludedWhat(cfg); what != "" {
+		info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, cmp.Or(cfg.Capture.Excluded, abi.ExcludedMetadata))
+	}
+	if v := env.Getenv(abi.EnvCapture); v != "" {
+		info("%s=%s in this environment (0, false, off or no store nothing)", abi.EnvCapture, v)
+	}
+	if _, err := os.Stat(p.Config); err != nil {
+		info("no config at %s (defaults; the relay is off)", p.Config)
+	} else if len(relay) == 0 {
+		okf("config %s (relay enabled for no server)", p.Config)
+	} else {
+		okf("config %s (relay enabled for %s)", p.Config, strings.Join(relay, ", "))
 	}
 	if st, err := store.Open(p.DB(), store.Options{ReadOnly: true}); err != nil {
 		if _, serr := os.Lstat(p.DB()); serr != nil {
@@ -260,11 +260,4 @@ func excludedWhat(cfg abi.Config) string {
 		what = append(what, "servers "+strings.Join(servers, ", "))
 	}
 	return strings.Join(what, "; ")
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -52,10 +52,6 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
-// categories are the event categories a config may exclude.
-var categories = []string{abi.CategoryMCP, abi.CategoryFileRead, abi.CategoryFileEdit, abi.CategoryShell, abi.CategoryWeb,
-	abi.CategorySearch, abi.CategorySubagent, abi.CategoryPrompt, abi.CategorySession, abi.CategoryError, abi.CategoryTool}
-
 type file struct {
 	Capture struct {
 		MaxEventBytes     int      `toml:"max_event_bytes"`
@@ -166,8 +162,9 @@ func parse(text string, first int) (abi.Config, []string, error) {
 		f.Capture.Excluded = ""
 	}
 	for _, c := range f.Capture.ExcludeCategories {
-		if !slices.Contains(categories, c) {
-			problems = append(problems, fmt.Sprintf("capture.exclude_categories: %q is no category (%s)", c, strings.Join(categories, ", ")))
+		// abi.RetentionOrder lists every category (retention ranks them all).
+		if !slices.Contains(abi.RetentionOrder, c) {
+			problems = append(problems, fmt.Sprintf("capture.exclude_categories: %q is no category (%s)", c, strings.Join(abi.RetentionOrder, ", ")))
 		}
 	}
 	for _, pat := range f.Capture.ExcludeTools {

@@ -5,16 +5,13 @@ import (
 	"syscall"
 )
 
-// Windows process creation flags (winbase.h): no console of the
-// harness's, and a process group of its own (a Ctrl+C to the harness's
-// group does not reach it).
-const (
-	createNewProcessGroup = 0x00000200
-	detachedProcess       = 0x00000008
-)
+// detachedProcess (winbase.h; syscall has no name for it): no console of
+// the harness's. With a process group of its own, a Ctrl+C to the
+// harness's group does not reach it.
+const detachedProcess = 0x00000008
 
 func sysAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: createNewProcessGroup | detachedProcess, HideWindow: true}
+	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP | detachedProcess, HideWindow: true}
 }
 
 // rootDir is the system drive's root: the process must not keep the

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
@@ -81,12 +82,18 @@ func foreign(p string, _ fs.FileInfo) error {
 		if windows.GetAce(dacl, i, &ace) != nil || ace.Header.AceType != windows.ACCESS_ALLOWED_ACE_TYPE {
 			continue
 		}
-		sid := (*windows.SID)(unsafePointer(&ace.SidStart))
+		sid := aceSID(ace)
 		if ace.Mask&write != 0 && !sid.Equals(me) && !trusted(sid) {
 			return fmt.Errorf("%s is writable by %s", p, sid)
 		}
 	}
 	return nil
+}
+
+// aceSID is the SID an access-allowed entry names: it starts at the
+// entry's SidStart field.
+func aceSID(ace *windows.ACCESS_ALLOWED_ACE) *windows.SID {
+	return (*windows.SID)(unsafe.Pointer(&ace.SidStart))
 }
 
 // protect gives path a protected DACL that grants only this user,

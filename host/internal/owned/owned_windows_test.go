@@ -26,7 +26,7 @@ func aces(t *testing.T, path string) (sids []string, protected bool) {
 	for i := uint32(0); i < uint32(dacl.AceCount); i++ {
 		var ace *windows.ACCESS_ALLOWED_ACE
 		if windows.GetAce(dacl, i, &ace) == nil && ace.Header.AceType == windows.ACCESS_ALLOWED_ACE_TYPE {
-			sids = append(sids, (*windows.SID)(unsafePointer(&ace.SidStart)).String())
+			sids = append(sids, aceSID(ace).String())
 		}
 	}
 	return sids, ctl&windows.SE_DACL_PROTECTED != 0

@@ -6,11 +6,8 @@ import (
 	"syscall"
 )
 
-// createNewProcessGroup (winbase.h): the server gets a group of its own.
-const createNewProcessGroup = 0x00000200
-
 func groupAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{CreationFlags: createNewProcessGroup}
+	return &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP} // a group of its own
 }
 
 // endGroup ends the server (TerminateProcess). Windows has no signal for
