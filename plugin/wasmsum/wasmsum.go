@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "37b2ae8da4a9fe6ad8d7344390611f7bc95f3d1192699422ea2c5f884215d8aa"
+const SHA256 = "6b3cf31e724076da3639b0ebbc0447d5306a56438926608071d86f79aa98c4d6"

@@ -173,10 +173,9 @@ func (c proxyCall) response(d *decision) {
 		if changed {
 			raw = forward.Raw()
 		}
+		// raw is forward's, redacted already when [redact] model is on:
+		// the head is cut from redacted text.
 		if shaped, ok := d.shapeResult(server, forward, raw, ev); ok {
-			if o, ok := d.redactForModel(shaped); ok { // the head is cut from the raw text
-				shaped = o
-			}
 			forward, changed = shaped, true
 			// Should the record not be kept, the client gets the result
 			// itself, token hidden, rather than a pointer to nothing.

@@ -124,7 +124,7 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 			d.storeTool(ev, c.input, c.response, c.capture)
 		}
 		// An excluded call has no stored body to point the model at.
-		excluded = isExcluded(ev) || d.captureOff()
+		excluded = isExcluded(ev) // storeTool and storeFile mark it, in "nothing" mode too
 		if c.isMCP && !c.failed && c.server != classify.OwnServer && !excluded {
 			if h := d.callHash(c); h != "" {
 				d.state.remember(h, ev.Key)
