@@ -81,11 +81,8 @@ dist-check: ## two dist runs give identical archives (DIST_TARGETS="..." for few
 	@cat bin/dist-a/SHA256SUMS; rm -rf bin/dist-a bin/dist-b
 
 npm: ## the npm packages in dist/npm: ctxhook, one @ctxhook/<os>-<cpu> per target (the binaries), and the JS adapters, as npm pack tarballs
-	@rm -rf dist/npm && mkdir -p dist/npm/packages
-	$(GO) run ./tools/dist -out dist -npm dist/npm/packages
-	cp -r npm/ctxhook dist/npm/packages/ctxhook && cp README.md LICENSE NOTICE dist/npm/packages/ctxhook/
-	set -e; for p in dist/npm/packages/*/; do (cd $$p && npm pack --silent --pack-destination $(CURDIR)/dist/npm >/dev/null); done
-	set -e; for a in core opencode agent-sdk; do (cd adapters/$$a && npm pack --silent --pack-destination $(CURDIR)/dist/npm >/dev/null); rm -f adapters/$$a/plugin.wasm; done
+	@rm -rf dist/npm
+	scripts/npm-pack.sh dist/npm
 	@ls dist/npm/*.tgz
 
 npm-check: adapters ## the npm packages installed offline into a fresh prefix: npx ctxhook --version, install --dry-run, a hook, @ctxhook/core finding the binary

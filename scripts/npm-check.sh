@@ -12,19 +12,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 work="$root/bin/npm-check"
 rm -rf "$work"
-mkdir -p "$work/packages" "$work/tarballs" "$work/prefix" "$work/home" "$work/ctxhook-home"
-goos=$(go env GOOS) goarch=$(go env GOARCH)
-go run ./tools/dist -out "$work/dist" -npm "$work/packages" -targets "$goos/$goarch" >/dev/null
-cp -r npm/ctxhook "$work/packages/ctxhook"
-cp README.md LICENSE NOTICE "$work/packages/ctxhook/"
-for p in "$work"/packages/*/; do
-  (cd "$p" && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
-done
-# The adapters as published (npm pack runs core's prepack: plugin.wasm).
-for a in core opencode; do
-  (cd adapters/$a && npm pack --silent --pack-destination "$work/tarballs" >/dev/null)
-  rm -f adapters/$a/plugin.wasm
-done
+mkdir -p "$work/prefix" "$work/home" "$work/ctxhook-home"
+scripts/npm-pack.sh "$work/tarballs" "$(go env GOOS)/$(go env GOARCH)"
 ls "$work/tarballs"
 export HOME="$work/home" CTXHOOK_HOME="$work/ctxhook-home" CTXHOOK_NO_DAEMON=1 npm_config_cache="${npm_config_cache:-$(npm config get cache --global 2>/dev/null || echo ~/.npm)}"
 cd "$work/prefix"
