@@ -174,7 +174,7 @@ bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 
 	  echo "$(GO) run ./host/tests/hookbench -bin bin $$*"; \
 	  $(GO) run ./host/tests/hookbench -bin bin "$$@"
 	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) node core/bench.mjs 200
-	CTXHOOK_BENCH=1 $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
+	CTXHOOK_BENCH=1 CTXHOOK_PROXY_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 
 check: test ## alias
 

@@ -23,6 +23,9 @@ type claudeRun struct {
 	CtxhookBin     string
 	Stdout, Stderr string
 	HookRecord     string // when set, hooks append payloads here
+	// Claude and Flags run Claude Code again the same way (a resume).
+	Claude string
+	Flags  []string
 }
 
 func (r *claudeRun) env() []string {
@@ -120,10 +123,9 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	mcpPath := filepath.Join(tmp, "mcp.json")
 	os.WriteFile(mcpPath, b, 0o644)
 
-	r.Stdout, r.Stderr, err = run(t, 4*time.Minute, r.env(), r.Project, []byte{}, claude,
-		"-p", prompt, "--output-format", "json", "--model", "claude-sonnet-4-5",
-		"--mcp-config", mcpPath, "--strict-mcp-config",
-		"--allowedTools", allowed)
+	r.Claude, r.Flags = claude, []string{"--output-format", "json", "--model", "claude-sonnet-4-5",
+		"--mcp-config", mcpPath, "--strict-mcp-config", "--allowedTools", allowed}
+	r.Stdout, r.Stderr, err = run(t, 4*time.Minute, r.env(), r.Project, []byte{}, claude, append([]string{"-p", prompt}, r.Flags...)...)
 	if err != nil {
 		t.Fatalf("claude: %v\nstdout: %s\nstderr: %s", err, r.Stdout, r.Stderr)
 	}
@@ -353,4 +355,114 @@ func TestClaudeCodeProxyBigResult(t *testing.T) {
 		t.Errorf("no request to the model carried the proxy's pointer to the stored result")
 	}
 	checkBigSearchable(t, r.env(), r.Project, r.CtxhookBin, r.Home)
+}
+
+// TestClaudeCodeResume: a session resumed with `claude --resume`, then
+// compacted with /compact, gets ctxhook's working-state block each time
+// (SessionStart, source "resume" and "compact"): the model's requests hold
+// the relay server's name and the ticket the session fetched before,
+// within the block's bound, with no planted secret and no token in it.
+func TestClaudeCodeResume(t *testing.T) {
+	requireE2E(t)
+	script := workflowScript(2, map[int]string{1: "CVX-5909"})
+	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow and check ticket CVX-5909."})
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &first); err != nil || first.SessionID == "" {
+		t.Fatalf("no session id in claude's output (%v): %s", err, r.Stdout)
+	}
+	again := func(prompt string) []string {
+		before := len(r.Model.Requests())
+		out, errs, err := run(t, 4*time.Minute, r.env(), r.Project, []byte{}, r.Claude,
+			append([]string{"-p", prompt, "--resume", first.SessionID}, r.Flags...)...)
+		if err != nil {
+			t.Fatalf("claude -p %q --resume: %v\n%s\n%s", prompt, err, out, errs)
+		}
+		var blocks []string
+		for _, req := range r.Model.Requests()[before:] {
+			blocks = append(blocks, blocksIn(t, req)...)
+		}
+		return blocks
+	}
+	check := func(when string, blocks []string, head string) {
+		t.Helper()
+		var block string
+		for _, b := range blocks {
+			if strings.HasPrefix(b, head) {
+				block = b
+			}
+		}
+		if block == "" {
+			t.Fatalf("%s: no request holds the working-state block %q (blocks seen: %q)", when, head, blocks)
+		}
+		t.Logf("%s: block (%d bytes):\n%s", when, len(block), block)
+		for _, want := range []string{"workflow", "CVX-5909", "get_event"} {
+			if !strings.Contains(block, want) {
+				t.Errorf("%s: the block does not name %q", when, want)
+			}
+		}
+		if len(block) > 1536 {
+			t.Errorf("%s: the block is %d bytes, over its default bound of 1536", when, len(block))
+		}
+		for _, secret := range append(planted, "wfs_") {
+			if strings.Contains(block, secret) {
+				t.Errorf("%s: the block holds %q", when, secret)
+			}
+		}
+	}
+	check("resume", again("Carry on where we left off."), "[ctxhook] This session's working state, restored after it was resumed:")
+	// /compact makes no request after its summary: the block its
+	// SessionStart (source "compact") gave is in the next run's first
+	// request, beside that run's own resume block.
+	time.Sleep(2100 * time.Millisecond) // a later moment, not a hook run twice
+	again("/compact")
+	time.Sleep(2100 * time.Millisecond)
+	blocks := again("Go on.")
+	check("after /compact", blocks, "[ctxhook] This session's working state, restored after its context was compacted:")
+}
+
+// blocksIn returns the working-state blocks in a Messages API request.
+func blocksIn(t *testing.T, req []byte) []string {
+	const head, end = "[ctxhook] This session's working state", "(or `ctxhook search <words>`).\n"
+	var body struct {
+		Messages []struct {
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	json.Unmarshal(req, &body)
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			for rest := v; ; {
+				i := strings.Index(rest, head)
+				if i < 0 {
+					return
+				}
+				j := strings.Index(rest[i:], end)
+				if j < 0 {
+					t.Errorf("a block is cut in the request: %.300s", rest[i:])
+					return
+				}
+				out = append(out, rest[i:i+j+len(end)])
+				rest = rest[i+j+len(end):]
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	for _, m := range body.Messages {
+		var v any
+		json.Unmarshal(m.Content, &v)
+		walk(v)
+	}
+	return out
 }

@@ -408,7 +408,21 @@ type Config struct {
 	Redact    RedactConfig            `json:"redact"`
 	Shaping   ShapingConfig           `json:"shaping"`
 	Retention RetentionConfig         `json:"retention"`
+	Resume    ResumeConfig            `json:"resume"`
 }
+
+// ResumeConfig bounds the working-state block the model gets after its
+// context was compacted or its session resumed: the servers whose tokens
+// ctxhook adds, the captured responses the session used most (with the
+// event id to fetch each), the last searches, and how to reach the rest.
+type ResumeConfig struct {
+	// MaxBytes bounds the block (default DefaultResumeBytes; -1 = no block).
+	MaxBytes int `json:"max_bytes,omitempty"`
+}
+
+// DefaultResumeBytes is the working-state block's default bound: about
+// 400 tokens.
+const DefaultResumeBytes = 1536
 
 // RedactConfig says what is redacted beyond what is stored (always).
 type RedactConfig struct {

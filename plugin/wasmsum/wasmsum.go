@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "6b3cf31e724076da3639b0ebbc0447d5306a56438926608071d86f79aa98c4d6"
+const SHA256 = "58bb072843b67359c8cb0cd885d2541ca1c5f87446f4d7730a0cc8a90a8d08e8"

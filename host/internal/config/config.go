@@ -19,6 +19,9 @@
 //	max_events = 200000            # the whole store; over it, least valuable categories go first, oldest first; -1 = none
 //	max_session_events = 20000     # one session
 //
+//	[resume]
+//	max_bytes = 1536               # the working-state block after compaction or resume; -1 = none
+//
 //	[shaping]
 //	threshold_bytes = 8192         # larger MCP responses reach the model as head + pointer; -1 = off
 //	head_bytes = 1024              # how much of the text the model still gets
@@ -71,6 +74,9 @@ type file struct {
 		MaxEvents        int `toml:"max_events"`
 		MaxSessionEvents int `toml:"max_session_events"`
 	} `toml:"retention"`
+	Resume struct {
+		MaxBytes int `toml:"max_bytes"`
+	} `toml:"resume"`
 	Servers map[string]struct {
 		Relay        bool              `toml:"relay"`
 		TokenArg     string            `toml:"token_arg"`
@@ -157,6 +163,7 @@ func parse(text string, first int) (abi.Config, []string, error) {
 	bad(&f.Shaping.ThresholdBytes, -1, "shaping.threshold_bytes")
 	bad(&f.Shaping.HeadBytes, 0, "shaping.head_bytes")
 	bad(&f.Capture.MaxEventBytes, -1, "capture.max_event_bytes")
+	bad(&f.Resume.MaxBytes, -1, "resume.max_bytes")
 	if e := f.Capture.Excluded; e != "" && e != abi.ExcludedMetadata && e != abi.ExcludedNothing {
 		problems = append(problems, fmt.Sprintf("capture.excluded = %q ignored: it must be %q or %q", e, abi.ExcludedMetadata, abi.ExcludedNothing))
 		f.Capture.Excluded = ""
@@ -176,7 +183,8 @@ func parse(text string, first int) (abi.Config, []string, error) {
 		ExcludeTools: f.Capture.ExcludeTools, ExcludeCategories: f.Capture.ExcludeCategories, Excluded: f.Capture.Excluded},
 		Redact:    abi.RedactConfig{Model: f.Redact.Model},
 		Shaping:   abi.ShapingConfig{ThresholdBytes: f.Shaping.ThresholdBytes, HeadBytes: f.Shaping.HeadBytes},
-		Retention: abi.RetentionConfig{MaxEvents: f.Retention.MaxEvents, MaxSessionEvents: f.Retention.MaxSessionEvents}}
+		Retention: abi.RetentionConfig{MaxEvents: f.Retention.MaxEvents, MaxSessionEvents: f.Retention.MaxSessionEvents},
+		Resume:    abi.ResumeConfig{MaxBytes: f.Resume.MaxBytes}}
 	for name, s := range f.Servers {
 		if cfg.Servers == nil {
 			cfg.Servers = map[string]abi.ServerConfig{}
@@ -230,6 +238,7 @@ func merge(cfg *abi.Config, c abi.Config) {
 	set(&cfg.Shaping.HeadBytes, c.Shaping.HeadBytes)
 	set(&cfg.Retention.MaxEvents, c.Retention.MaxEvents)
 	set(&cfg.Retention.MaxSessionEvents, c.Retention.MaxSessionEvents)
+	set(&cfg.Resume.MaxBytes, c.Resume.MaxBytes)
 	for name, s := range c.Servers {
 		if cfg.Servers == nil {
 			cfg.Servers = map[string]abi.ServerConfig{}

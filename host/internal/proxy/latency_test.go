@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -217,7 +218,10 @@ func TestProxyFirstAnswer(t *testing.T) {
 	} else {
 		fmt.Println("(no node on PATH: the Node server is not timed)")
 	}
-	fmt.Printf("first tools/call answer from process start (initialize included), 5 rounds, p50 and max:\n")
+	// The proxy and install run as a user's would: the built binary
+	// (CTXHOOK_PROXY_BIN, as make bench sets it), else this test binary.
+	bin := cmp.Or(os.Getenv("CTXHOOK_PROXY_BIN"), os.Args[0])
+	fmt.Printf("first tools/call answer from process start (initialize included), 5 rounds, p50 and max; proxy %s:\n", bin)
 	for _, srv := range servers {
 		var direct, direct3, installed, installed3, alone, alone3 []time.Duration
 		for r := 0; r < 5; r++ {
@@ -227,13 +231,13 @@ func TestProxyFirstAnswer(t *testing.T) {
 			env := append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+home, "HOME="+home, "CTXHOOK_NO_DAEMON=")
 			// install as a user runs it: it compiles the plugin and starts
 			// the daemon; the harness starts a moment later.
-			inst := exec.Command(os.Args[0], "install", "claude-code")
+			inst := exec.Command(bin, "install", "claude-code")
 			inst.Env = env
 			if out, err := inst.CombinedOutput(); err != nil {
 				t.Fatalf("install: %v\n%s", err, out)
 			}
 			waitDaemon(t, home)
-			proxy := append([]string{os.Args[0], "proxy", "--name", "wf", "--"}, srv.cmd...)
+			proxy := append([]string{bin, "proxy", "--name", "wf", "--"}, srv.cmd...)
 			direct = append(direct, first(os.Environ(), srv.cmd...))
 			installed = append(installed, first(env, proxy...))
 			direct3 = append(direct3, three(os.Environ(), srv.cmd...)...)

@@ -29,6 +29,8 @@ const (
 	SessionStart       = "SessionStart"
 	SessionEnd         = "SessionEnd"
 	Stop               = "Stop"
+	PreCompact         = "PreCompact"
+	PostCompact        = "PostCompact"
 )
 
 // ErrPayload wraps every parse failure, so hosts can tell "bad input" from

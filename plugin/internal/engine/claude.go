@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"encoding/json"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -45,9 +46,24 @@ func (h claudeHook) decide(d *decision, event string) {
 		})
 	case claude.UserPromptSubmit:
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)
+		if d.state.Pending { // compacted where no context could be added (Codex's PostCompact)
+			if block := d.resumeBlock("compact"); block != "" {
+				d.stdout = claude.AdditionalContext(event, block)
+			}
+		}
 	case claude.SessionStart:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session start: "+p.Source)
 		h.indexTranscript(d, false) // a resumed session's earlier turns
+		if why := cmp.Or(sourceFor(p.Source), pendingFor(d.state.Pending)); why != "" {
+			if block := d.resumeBlock(why); block != "" {
+				d.stdout = claude.AdditionalContext(event, block)
+			}
+		}
+	case claude.PreCompact, claude.PostCompact:
+		// Neither can add context: Claude Code's SessionStart (source
+		// "compact") that follows gives the block, elsewhere the next
+		// prompt does.
+		d.compacted()
 	case claude.SessionEnd:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session end: "+p.Reason)
 		h.indexTranscript(d, true)

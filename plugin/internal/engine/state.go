@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 )
 
@@ -22,6 +23,19 @@ type sessionState struct {
 	// Answered maps recent MCP calls (by shape.CallHash) to the key of the
 	// stored answer, oldest first, for re-fetch hints.
 	Answered []answered `json:"answered,omitempty"`
+	// Recent lists the MCP responses captured lately, newest last, and
+	// Searches the last queries of ctxhook's search tool: what the
+	// working-state block after a compaction or resume names (resume.go).
+	Recent   []recentCall `json:"recent,omitempty"`
+	Searches []string     `json:"searches,omitempty"`
+	// BlockFor and BlockMS say why and when the last block was given: the
+	// same reason again within blockAgain is one moment seen twice (ctxhook
+	// installed at two levels runs each hook twice), not a new one.
+	BlockFor string `json:"block_for,omitempty"`
+	BlockMS  int64  `json:"block_ms,omitempty"`
+	// Pending: the context was compacted at a moment the harness could
+	// not take the block; the next hook that can gives it.
+	Pending bool `json:"pending,omitempty"`
 }
 
 type answered struct {
@@ -93,11 +107,12 @@ func (s *sessionState) setToken(server, tok string) (changed bool) {
 	return true
 }
 
-// known lists every token value this session's relay knows.
+// known lists every token value this session's relay knows, in one
+// order for the same tokens (decision.redactor compares the lists).
 func (s *sessionState) known() []string {
 	out := slices.Clone(s.Retired)
-	for _, t := range s.Tokens {
-		out = append(out, t)
+	for _, server := range slices.Sorted(maps.Keys(s.Tokens)) {
+		out = append(out, s.Tokens[server])
 	}
 	return out
 }

@@ -53,6 +53,9 @@ func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawM
 		if key := d.state.answer(d.callHash(c)); key != "" {
 			hint = shape.RefetchHint(key)
 			d.tally(abi.TallyRefetch)
+			if d.state.used(key) {
+				d.dirty = true
+			}
 		}
 	}
 	var updated json.RawMessage
@@ -112,6 +115,9 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 			}
 		}
 	}
+	if isOwn(c) && !c.failed {
+		d.noteOwnCall(c.mcpTool, c.input)
+	}
 	var replacement string
 	excluded := false // kept out of the store: no reminder that it is searchable
 	if !proxied {
@@ -130,6 +136,12 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 				d.state.remember(h, ev.Key)
 				d.dirty = true
 			}
+			tokenArg := abi.DefaultTokenArg
+			if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
+				tokenArg = rs.TokenArg
+			}
+			d.state.noteRecent(recentCall{Key: ev.Key, Server: c.server, Tool: c.mcpTool, Title: callTitle(ev.Args, tokenArg)})
+			d.dirty = true
 			if canReplace && c.file == nil { // a file's stub is all the model got already
 				replacement = d.shape(c, ev)
 			}

@@ -27,6 +27,7 @@ const (
 	AfterAgent   = "AfterAgent"
 	SessionStart = "SessionStart"
 	SessionEnd   = "SessionEnd"
+	PreCompress  = "PreCompress"
 )
 
 // Payload is the subset of a Gemini CLI hook input ctxhook reads.
