@@ -10,6 +10,7 @@ package paths
 import (
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/host/internal/owned"
 )
@@ -58,12 +59,41 @@ func Resolve(getenv func(string) string) (Paths, error) {
 // fallback under /tmp), a symbolic link of theirs, or one whose parents
 // they can change. It is not chmod-ed either: chmod follows a link to
 // its target.
+//
+// Only directories that are ctxhook's are chmod-ed: the ones this call
+// creates, and an existing one on a path through a directory named
+// ctxhook* (one an older release made 0755). A store opened at
+// /tmp/x.db, or a config file directly in $HOME, must never make /tmp or
+// $HOME private: as root that took /tmp's 1777 away.
 func EnsureDir(dir string) error {
+	dir = filepath.Clean(dir)
+	var created []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			break
+		}
+		created = append(created, d)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	owned.Tighten(dir)
+	for _, d := range created {
+		owned.Tighten(d)
+	}
+	if len(created) == 0 && ours(dir) {
+		owned.Tighten(dir)
+	}
 	return owned.Dir(dir)
+}
+
+// ours reports whether dir lies in a directory named ctxhook*.
+func ours(dir string) bool {
+	for _, part := range strings.Split(filepath.ToSlash(dir), "/") {
+		if strings.HasPrefix(strings.ToLower(part), "ctxhook") {
+			return true
+		}
+	}
+	return false
 }
 
 // Installs is install's journal: each harness file it changed, as it was
