@@ -645,8 +645,13 @@ type Stats struct {
 	FirstMS       int64            `json:"first_ts_ms"`
 	LastMS        int64            `json:"last_ts_ms"`
 	// BytesKeptOut is what shaping kept out of the model's context: the
-	// full size of each shaped response minus what the model received.
+	// full size of each shaped response minus what the model received,
+	// counted only when the shaped answer reached the harness (the
+	// plugin's bytes_kept_out tally).
 	BytesKeptOut int64 `json:"bytes_kept_out"`
+	// RefetchesAvoided counts re-fetch hints after which no identical
+	// call ran: hints given less hinted calls that ran all the same.
+	RefetchesAvoided int64 `json:"refetches_avoided"`
 	// MCPCalls counts recorded MCP tool calls.
 	MCPCalls int64 `json:"mcp_calls"`
 }
@@ -671,13 +676,12 @@ func (s *Store) Stats(session string) (Stats, error) {
 		q(`SELECT count(DISTINCT session), count(*), coalesce(sum(response_bytes),0),
 			coalesce(sum(`+s.storedBytes()+`),0), coalesce(sum(redactions),0),
 			coalesce(sum(truncated),0), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0),
-			coalesce(sum(CASE WHEN context_bytes > 0 THEN max(response_bytes - context_bytes, 0) END),0),
 			coalesce(sum(category = 'mcp'),0) FROM events`+where,
 			func(st *sqlite3.Stmt) {
 				out.Sessions, out.Events, out.BytesCaptured = st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2)
 				out.BytesStored, out.Redactions, out.Truncated = st.ColumnInt64(3), st.ColumnInt64(4), st.ColumnInt64(5)
 				out.FirstMS, out.LastMS = st.ColumnInt64(6), st.ColumnInt64(7)
-				out.BytesKeptOut, out.MCPCalls = st.ColumnInt64(8), st.ColumnInt64(9)
+				out.MCPCalls = st.ColumnInt64(8)
 			}),
 		q(`SELECT category, count(*) FROM events`+where+` GROUP BY 1`, func(st *sqlite3.Stmt) {
 			out.ByCategory[st.ColumnText(0)] = st.ColumnInt64(1)
@@ -692,6 +696,8 @@ func (s *Store) Stats(session string) (Stats, error) {
 	if err != nil {
 		return out, fmt.Errorf("store: stats: %w", err)
 	}
+	out.BytesKeptOut = out.Tallies[abi.TallyKeptOut]
+	out.RefetchesAvoided = max(out.Tallies[abi.TallyRefetch]-out.Tallies[abi.TallyRefetchMade], 0)
 	return out, nil
 }
 

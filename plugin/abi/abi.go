@@ -344,6 +344,14 @@ const (
 	TallyShaped = "responses_shaped"
 	// TallyRefetch counts calls that repeated an answered call and got a hint.
 	TallyRefetch = "refetch_hints"
+	// TallyRefetchMade counts hinted calls that ran all the same (their
+	// after-tool hook came): a re-fetch is avoided only when a hint was
+	// given and no identical call followed, TallyRefetch less this.
+	TallyRefetchMade = "refetch_made"
+	// TallyKeptOut counts bytes shaping kept out of the model's context
+	// (a shaped response's size less what the model got), only when the
+	// shaped answer reached the harness.
+	TallyKeptOut = "bytes_kept_out"
 	// TallyExcluded counts calls kept out of the store by the capture
 	// settings (CaptureConfig).
 	TallyExcluded = "capture_excluded"

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "58bb072843b67359c8cb0cd885d2541ca1c5f87446f4d7730a0cc8a90a8d08e8"
+const SHA256 = "ff91aad35099fe5c2e1b5b992fea0f73ba9309e806d9c5dd376bf04392e4dabd"

@@ -49,6 +49,7 @@ func init() {
 		{groupStore, "search", "[flags] <query>", "full-text search over captured events", runSearch},
 		{groupStore, "show", "[--json] <id>", "print one captured event in full", runShow},
 		{groupStore, "stats", "[--session ID | --all] [--json]", "summarise a session", runStats},
+		{groupStore, "statusline", "[--session ID]", "the session's figures in one line (Claude Code's status line)", runStatusline},
 		{groupStore, "index", "[file.jsonl...]", "index session transcripts (Claude Code, Codex CLI)", runIndex},
 		{groupStore, "purge", "<--session|--server|--older-than|--all> ...", "delete captured events for good", runPurge},
 		{groupSetup, "install", "<harness> [--user|--project] [--dry-run]", "wire ctxhook's hooks into a harness", runInstall},

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/demo"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
@@ -190,8 +191,8 @@ func TestInstallDoctorUninstall(t *testing.T) {
 		hooks                int
 	}{
 		{"claude-code", ".claude/settings.json", "Claude Code", 6},
-		{"codex", ".codex/hooks.json", "Codex CLI", 5},
-		{"gemini", ".gemini/settings.json", "Gemini CLI", 6},
+		{"codex", ".codex/hooks.json", "Codex CLI", 6},
+		{"gemini", ".gemini/settings.json", "Gemini CLI", 7},
 		{"cursor", ".cursor/hooks.json", "Cursor", 7},
 	}
 	for _, tt := range tests {
@@ -972,4 +973,87 @@ func TestRedactForModel(t *testing.T) {
 	if planted < 40 || replaced < planted {
 		t.Errorf("%d secrets planted, %d results replaced for the model", planted, replaced)
 	}
+}
+
+// TestLedgerHandCount replays the bundled demo session through the real
+// hooks and counts by hand, from what each hook answered, what the ledger
+// must say: bytes kept out of context (a shaped response's size less the
+// output the model got), tokens relayed, re-fetch hints (every hinted call
+// ran all the same here, so none was avoided). `stats --json` and the
+// status line must say exactly that.
+func TestLedgerHandCount(t *testing.T) {
+	e := newEnv(t)
+	cfg := filepath.Join(e.vars["CTXHOOK_HOME"], "config", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	os.WriteFile(cfg, []byte(demo.Config), 0o600)
+	b, err := os.ReadFile("../demo/recorded/claude-code-2.1.330-workflow.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keptOut, relayed, hints int64
+	session := ""
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Event   string          `json:"event"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		var pl struct {
+			SessionID    string          `json:"session_id"`
+			ToolResponse json.RawMessage `json:"tool_response"`
+		}
+		json.Unmarshal(rec.Payload, &pl)
+		session = pl.SessionID
+		out, errs, code := e.run(t, rec.Payload, "hook", "claude-code", rec.Event)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", rec.Event, code, errs)
+		}
+		var ans struct {
+			HookSpecificOutput struct {
+				UpdatedInput      json.RawMessage `json:"updatedInput"`
+				UpdatedMCPOutput  *string         `json:"updatedMCPToolOutput"`
+				AdditionalContext string          `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if out != "" {
+			if err := json.Unmarshal([]byte(out), &ans); err != nil {
+				t.Fatalf("%s: answer is not JSON: %s", rec.Event, out)
+			}
+		}
+		h := ans.HookSpecificOutput
+		if h.UpdatedInput != nil {
+			relayed++
+		}
+		if strings.Contains(h.AdditionalContext, "this exact call was already answered") {
+			hints++
+		}
+		if h.UpdatedMCPOutput != nil {
+			keptOut += int64(len(pl.ToolResponse) - len(*h.UpdatedMCPOutput))
+		}
+	}
+	if keptOut == 0 || relayed == 0 || hints == 0 {
+		t.Fatalf("the session shows no shaping, relay or hint (%d, %d, %d): the count proves nothing", keptOut, relayed, hints)
+	}
+	out, errs, code := e.run(t, nil, "stats", "--json", "--session", session)
+	if code != 0 {
+		t.Fatalf("stats: %s", errs)
+	}
+	var s struct {
+		BytesKeptOut     int64            `json:"bytes_kept_out"`
+		RefetchesAvoided int64            `json:"refetches_avoided"`
+		Tallies          map[string]int64 `json:"tallies"`
+	}
+	json.Unmarshal([]byte(out), &s)
+	if s.BytesKeptOut != keptOut || s.Tallies[abi.TallyRelayed] != relayed || s.Tallies[abi.TallyRefetch] != hints || s.RefetchesAvoided != 0 {
+		t.Errorf("ledger: kept out %d, relayed %d, hints %d, avoided %d; by hand: %d, %d, %d, 0",
+			s.BytesKeptOut, s.Tallies[abi.TallyRelayed], s.Tallies[abi.TallyRefetch], s.RefetchesAvoided, keptOut, relayed, hints)
+	}
+	line, _, _ := e.run(t, []byte(`{"session_id":"`+session+`","model":{"id":"claude-sonnet-4-5"}}`), "statusline")
+	want := fmt.Sprintf("%s kept out of context · %d tokens relayed", humanBytes(keptOut), relayed)
+	if !strings.HasPrefix(line, "ctxhook · ") || !strings.Contains(line, want) || strings.Count(line, "\n") != 1 {
+		t.Errorf("status line %q, want one line with %q", line, want)
+	}
+	t.Logf("by hand: %d bytes kept out, %d relayed, %d hints; status line: %s", keptOut, relayed, hints, line)
 }

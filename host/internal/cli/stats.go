@@ -60,6 +60,10 @@ func runStats(ctx context.Context, env Env, args []string) int {
 	fmt.Fprintf(w, "  bytes captured  %d\n", s.BytesCaptured)
 	fmt.Fprintf(w, "  tokens relayed  %d (captured %d)\n", s.Tallies[abi.TallyRelayed], s.Tallies[abi.TallyCapture])
 	fmt.Fprintf(w, "  nudges fired    %d\n", s.Tallies[abi.TallyNudges])
+	fmt.Fprintf(w, "  kept out        %d bytes of %s (shaped to head + pointer, the answer delivered)\n",
+		s.BytesKeptOut, plural(s.Tallies[abi.TallyShaped], "response", "responses"))
+	fmt.Fprintf(w, "  re-fetches      %d avoided (%s given; a hinted call that ran all the same is not counted)\n",
+		s.RefetchesAvoided, plural(s.Tallies[abi.TallyRefetch], "hint", "hints"))
 	if n := s.Tallies[abi.TallyExcluded]; n > 0 {
 		fmt.Fprintf(w, "  not captured    %d (excluded by the capture settings: see ctxhook doctor)\n", n)
 	}

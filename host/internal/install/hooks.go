@@ -150,11 +150,13 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 		if err != nil {
 			return p, err
 		}
-		// Keys the harness needs beside hooks (Cursor's "version") are
-		// added when missing and never changed or removed.
+		// Keys beside hooks are added when missing and never changed: the
+		// user's own status line stays. Cursor's "version" is kept on
+		// uninstall too; ctxhook's own (Claude Code's statusLine, which
+		// names the binary) goes when it is still as install wrote it.
 		for _, k := range top.keys {
-			if _, ok := settings.get(k); !ok && k != "hooks" {
-				settings.set(k, top.vals[k])
+			if cur, ok := settings.get(k); k != "hooks" && (!ok || ourStatusLine(cur, exe)) {
+				settings.set(k, top.vals[k]) // ctxhook's own is rewritten, as its hooks are
 			}
 		}
 		for _, ev := range tmpl.keys {
@@ -169,6 +171,9 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 			hooks.set(ev, mustRaw(append(groups, mine...)))
 			p.Added += len(mine)
 		}
+	}
+	if cur, ok := settings.get("statusLine"); !install && ok && ourStatusLine(cur, exe) {
+		settings.del("statusLine")
 	}
 	if hooks.len() == 0 {
 		settings.del("hooks")
@@ -407,4 +412,18 @@ func (h Harness) Wiring(path, exe string) (map[string]bool, []string, error) {
 		}
 	}
 	return wired, cmds, nil
+}
+
+// ourStatusLine reports whether a statusLine setting is the one install
+// writes: `<ctxhook> statusline`, with exe or a ctxhook binary anywhere.
+func ourStatusLine(raw json.RawMessage, exe string) bool {
+	var sl struct {
+		Type, Command string
+	}
+	if json.Unmarshal(raw, &sl) != nil || sl.Type != "command" {
+		return false
+	}
+	prog, ok := strings.CutSuffix(sl.Command, " statusline")
+	prog = strings.Trim(prog, `'"`)
+	return ok && (sl.Command == ShellQuote(exe)+" statusline" || strings.HasPrefix(filepath.Base(prog), PortableExe))
 }

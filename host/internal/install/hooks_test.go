@@ -110,9 +110,12 @@ func TestInstallIntoMissingFile(t *testing.T) {
 	if !p.Changed {
 		t.Fatal("not changed")
 	}
-	var v map[string]map[string][]any
+	var v struct {
+		Hooks      map[string][]any `json:"hooks"`
+		StatusLine struct{ Command string }
+	}
 	b, _ := os.ReadFile(path)
-	if err := json.Unmarshal(b, &v); err != nil || len(v["hooks"]) != len(Claude.Events()) {
+	if err := json.Unmarshal(b, &v); err != nil || len(v.Hooks) != len(Claude.Events()) || v.StatusLine.Command != ShellQuote("/bin/ctxhook")+" statusline" {
 		t.Fatalf("settings = %s (%v)", b, err)
 	}
 	u := apply(t, path, Claude, "/opt/bin/ctxhook", false)
@@ -308,5 +311,33 @@ func TestCodexMCP(t *testing.T) {
 	p, _, _ = PlanCodexMCP(path, "/opt/ctxhook", false)
 	if string(p.After) != user {
 		t.Errorf("remove:\n%q\nwant\n%q", p.After, user)
+	}
+}
+
+// TestStatusLine: install offers ctxhook's status line where the user has
+// none, keeps the user's own through install and uninstall, and rewrites
+// or removes only its own.
+func TestStatusLine(t *testing.T) {
+	mine := `{"statusLine":{"type":"command","command":"~/bin/my-status"}}`
+	path := write(t, mine)
+	apply(t, path, Claude, "/bin/ctxhook", true)
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "my-status") || strings.Contains(string(b), " statusline") {
+		t.Errorf("the user's status line was not kept:\n%s", b)
+	}
+	apply(t, path, Claude, "/bin/ctxhook", false)
+	if b, _ := os.ReadFile(path); !sameJSON(t, b, []byte(mine)) {
+		t.Errorf("uninstall changed the user's status line:\n%s", b)
+	}
+
+	path = write(t, "{}")
+	apply(t, path, Claude, "/opt/ctxhook", true)
+	apply(t, path, Claude, "/new/ctxhook", true) // the binary moved
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), ShellQuote("/new/ctxhook")+" statusline") || strings.Contains(string(b), "/opt/ctxhook") {
+		t.Errorf("the status line does not follow the binary:\n%s", b)
+	}
+	apply(t, path, Claude, "/new/ctxhook", false)
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "statusLine") {
+		t.Errorf("uninstall left ctxhook's status line:\n%s", b)
 	}
 }

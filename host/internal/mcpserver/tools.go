@@ -357,7 +357,8 @@ type StatsOut struct {
 	MCPCalls         int64            `json:"mcp_calls"`
 	BytesCaptured    int64            `json:"bytes_captured" jsonschema:"size of all captured responses"`
 	BytesKeptOut     int64            `json:"bytes_kept_out_of_context" jsonschema:"bytes shaping kept out of the model's context"`
-	RefetchesAvoided int64            `json:"refetches_avoided" jsonschema:"repeated calls pointed at their stored answer"`
+	RefetchesAvoided int64            `json:"refetches_avoided" jsonschema:"re-fetch hints after which no identical call ran"`
+	RefetchHints     int64            `json:"refetch_hints" jsonschema:"repeated calls pointed at their stored answer"`
 	TokensRelayed    int64            `json:"tokens_relayed"`
 	TokensCaptured   int64            `json:"tokens_captured"`
 	NudgesFired      int64            `json:"nudges_fired"`
@@ -382,14 +383,14 @@ func (s *Server) stats(ctx context.Context, req *mcp.CallToolRequest, in StatsIn
 			return "", fmt.Errorf("no events for session %q", in.Session)
 		}
 		*out = StatsOut{Session: in.Session, Sessions: x.Sessions, Events: x.Events, MCPCalls: x.MCPCalls,
-			BytesCaptured: x.BytesCaptured, BytesKeptOut: x.BytesKeptOut, RefetchesAvoided: x.Tallies[abi.TallyRefetch],
+			BytesCaptured: x.BytesCaptured, BytesKeptOut: x.BytesKeptOut, RefetchesAvoided: x.RefetchesAvoided, RefetchHints: x.Tallies[abi.TallyRefetch],
 			TokensRelayed: x.Tallies[abi.TallyRelayed], TokensCaptured: x.Tallies[abi.TallyCapture],
 			NudgesFired: x.Tallies[abi.TallyNudges], ResponsesShaped: x.Tallies[abi.TallyShaped], Redactions: x.Redactions,
 			ByCategory: x.ByCategory, ByServer: x.ByServer}
 		out.Meta.ResultsTotal, out.Meta.ResultsReturned = 1, 1
 		return fmt.Sprintf("%d events in %d sessions; %d MCP calls; %d bytes captured, %d kept out of context by shaping; "+
-			"%d re-fetches pointed at stored answers; %d tokens relayed; %d nudges; %d secrets redacted.",
-			out.Events, out.Sessions, out.MCPCalls, out.BytesCaptured, out.BytesKeptOut, out.RefetchesAvoided,
+			"%d re-fetches avoided (%d hints); %d tokens relayed; %d nudges; %d secrets redacted.",
+			out.Events, out.Sessions, out.MCPCalls, out.BytesCaptured, out.BytesKeptOut, out.RefetchesAvoided, out.RefetchHints,
 			out.TokensRelayed, out.NudgesFired, out.Redactions), nil
 	})
 }

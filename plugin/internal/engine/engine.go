@@ -215,11 +215,14 @@ func (d *decision) loadState() {
 // tally counts one of name. Every tally but a captured token and an
 // excluded call counts something the model was given, and so holds only
 // if the answer reached the harness (abi.Effect.IfDelivered).
-func (d *decision) tally(name string) {
+func (d *decision) tally(name string) { d.tallyN(name, 1) }
+
+// tallyN counts n of name (see tally).
+func (d *decision) tallyN(name string, n int) {
 	// The session id as stored with the events: redacted (storeEvent).
 	session, _ := d.redactor().String(d.session)
-	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: session, Name: name, Count: 1,
-		IfDelivered: name != abi.TallyCapture && name != abi.TallyExcluded})
+	d.tallies = append(d.tallies, abi.Effect{Op: abi.OpTally, Session: session, Name: name, Count: n,
+		IfDelivered: name != abi.TallyCapture && name != abi.TallyExcluded && name != abi.TallyRefetchMade})
 }
 
 func (d *decision) redactor() *redact.Redactor {

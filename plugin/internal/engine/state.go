@@ -33,6 +33,10 @@ type sessionState struct {
 	// installed at two levels runs each hook twice), not a new one.
 	BlockFor string `json:"block_for,omitempty"`
 	BlockMS  int64  `json:"block_ms,omitempty"`
+	// Hinted lists the calls (by shape.CallHash) that got a re-fetch hint
+	// and have not run since: one that runs all the same is a re-fetch
+	// made, not avoided.
+	Hinted []string `json:"hinted,omitempty"`
 	// Pending: the context was compacted at a moment the harness could
 	// not take the block; the next hook that can gives it.
 	Pending bool `json:"pending,omitempty"`

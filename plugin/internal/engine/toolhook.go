@@ -53,9 +53,14 @@ func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawM
 		if key := d.state.answer(d.callHash(c)); key != "" {
 			hint = shape.RefetchHint(key)
 			d.tally(abi.TallyRefetch)
-			if d.state.used(key) {
-				d.dirty = true
+			d.state.used(key)
+			if h := d.callHash(c); !slices.Contains(d.state.Hinted, h) {
+				d.state.Hinted = append(d.state.Hinted, h)
+				if len(d.state.Hinted) > maxHinted {
+					d.state.Hinted = d.state.Hinted[1:]
+				}
 			}
+			d.dirty = true
 		}
 	}
 	var updated json.RawMessage
@@ -70,6 +75,9 @@ func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawM
 	}
 	d.stdout = render(updated, hint)
 }
+
+// maxHinted bounds State.Hinted.
+const maxHinted = 64
 
 // callHash names an MCP call for re-fetch hints, ignoring the relay token.
 func (d *decision) callHash(c toolCall) string {
@@ -133,6 +141,11 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 		excluded = isExcluded(ev) // storeTool and storeFile mark it, in "nothing" mode too
 		if c.isMCP && !c.failed && c.server != classify.OwnServer && !excluded {
 			if h := d.callHash(c); h != "" {
+				if i := slices.Index(d.state.Hinted, h); i >= 0 {
+					// It got a hint and ran all the same.
+					d.state.Hinted = slices.Delete(d.state.Hinted, i, i+1)
+					d.tally(abi.TallyRefetchMade)
+				}
 				d.state.remember(h, ev.Key)
 				d.dirty = true
 			}
@@ -181,6 +194,9 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	}
 	if nudged || replacement != "" {
 		d.stdout = render(text, replacement)
+	}
+	if pointer && size > len(replacement) {
+		d.tallyN(abi.TallyKeptOut, size-len(replacement))
 	}
 	if pointer {
 		// The replacement points the model at the event just recorded:
