@@ -12,6 +12,8 @@
 //     is replaced by its head and a pointer, and text for the model is
 //     appended, both in output.content, which OpenCode renders after the
 //     hook. Built-in tools get the text in output.output.
+//   - experimental.session.compacting: the working-state block is pushed
+//     onto output.context, which joins the compaction prompt.
 // Each hook is decided by the ctxhook daemon when it runs (@ctxhook/core
 // asks it first), else in-process, its effects (state, captured events)
 // then going through `ctxhook io`: into the same store as every other
@@ -89,6 +91,12 @@ export const CtxhookPlugin = async (ctx, options = {}) => {
     },
     "chat.message": async (input, output) => {
       await decide("chat.message", input, output);
+    },
+    // Before a compaction: ctxhook's working-state block joins the
+    // compaction prompt, so the summary the session goes on from keeps it.
+    "experimental.session.compacting": async (input, output) => {
+      const answer = await decide("experimental.session.compacting", input, output);
+      if (typeof answer?.context === "string" && Array.isArray(output?.context)) output.context.push(answer.context);
     },
   };
 };

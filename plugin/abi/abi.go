@@ -115,11 +115,13 @@ type OpenCodePayload struct {
 // loader applies. Args replaces the contents of output.args in place;
 // Replace replaces an MCP result's content with one text block;
 // AppendText is added for the model after the tool result (a text block
-// for MCP, a paragraph for built-ins).
+// for MCP, a paragraph for built-ins). Context is added to the compaction
+// prompt (experimental.session.compacting: output.context).
 type OpenCodeAnswer struct {
 	Args       json.RawMessage `json:"args,omitempty"`
 	Replace    string          `json:"replace,omitempty"`
 	AppendText string          `json:"append_text,omitempty"`
+	Context    string          `json:"context,omitempty"`
 }
 
 // ProxyPayload is what the proxy sends as the payload of its requests.

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "ff91aad35099fe5c2e1b5b992fea0f73ba9309e806d9c5dd376bf04392e4dabd"
+const SHA256 = "8e5e6cf25ae0d549994afb3356ea1fc65f85d896faa21a40eac46b055d6a25aa"

@@ -72,6 +72,16 @@ for (const mode of Object.keys(modes)) test(`${mode}: token captured from _meta 
   const shown = execFileSync(bin, ["show", String(hits[0].id)], { env }).toString();
   assert.match(shown, /Printer on floor 3/);
   assert.doesNotMatch(shown, /srv-tok-TCK-42/);
+
+  // Before a compaction, the working-state block joins the compaction
+  // prompt: the relay server, the ticket fetched, no token.
+  const compacting = { context: [] };
+  await hooks["experimental.session.compacting"]({ sessionID: before.input.sessionID }, compacting);
+  assert.equal(compacting.context.length, 1, "no block in the compaction prompt");
+  assert.match(compacting.context[0], /working state/);
+  assert.match(compacting.context[0], /tickets/);
+  assert.match(compacting.context[0], /TCK-42/);
+  assert.doesNotMatch(compacting.context[0], /srv-tok-TCK-42/);
   assert.deepEqual(logs, []);
 }));
 

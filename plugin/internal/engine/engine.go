@@ -231,18 +231,21 @@ func (d *decision) redactor() *redact.Redactor {
 		return d.red
 	}
 	if !d.envRead {
-		d.envSec, d.envRead = envSecrets(d.req.Environ), true
+		d.envSec, d.envRead = envSecrets(d.req.Environ, d.session), true
 	}
 	d.red, d.redKnown = redact.New(slices.Concat(known, d.envSec)...), known
 	return d.red
 }
 
 // envSecrets are the values of the sensitive variables in environ. PWD
-// and OLDPWD end in "pwd" but hold the working directory.
-func envSecrets(environ []string) []string {
+// and OLDPWD end in "pwd" but hold the working directory; a variable
+// holding the agent's own session id (Claude Code sets one for its hooks)
+// is the key every event is stored under, not a secret: redacted, it made
+// every session "[REDACTED]".
+func envSecrets(environ []string, session string) []string {
 	var out []string
 	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && len(v) >= redact.MinKnownLen && redact.SensitiveName(k) && k != "PWD" && k != "OLDPWD" {
+		if k, v, ok := strings.Cut(kv, "="); ok && len(v) >= redact.MinKnownLen && redact.SensitiveName(k) && k != "PWD" && k != "OLDPWD" && v != session {
 			out = append(out, v)
 		}
 	}

@@ -104,10 +104,46 @@ func FuzzHandle(f *testing.F) {
 
 func TestEnvSecrets(t *testing.T) {
 	got := envSecrets([]string{"PWD=/work/project", "OLDPWD=/home/dev", "GITHUB_TOKEN=ghp_0123456789abcdef", "DB_PASSWORD=short",
-		"OPENAI_API_KEY=sk-proj-abcdefgh12345678", "PATH=/usr/bin:/bin", "not an entry"})
+		"OPENAI_API_KEY=sk-proj-abcdefgh12345678", "PATH=/usr/bin:/bin", "not an entry",
+		"CLAUDE_CODE_SESSION_ID=4ffc612f-1359-4fb4-bc20-454b9b7c872e"}, "4ffc612f-1359-4fb4-bc20-454b9b7c872e")
 	want := []string{"ghp_0123456789abcdef", "sk-proj-abcdefgh12345678"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("envSecrets = %q, want %q", got, want)
+	}
+}
+
+// TestSessionIDInEnvironment: Claude Code gives its hooks the session id
+// in a variable whose name reads as a secret's; the events are stored
+// under the session id all the same, and another secret of the
+// environment is still redacted.
+func TestSessionIDInEnvironment(t *testing.T) {
+	payload, err := os.ReadFile("../../../testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := claude.Parse(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := Handle(abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload),
+		Environ: []string{"CLAUDE_CODE_SESSION_ID=" + p.SessionID, "TICKETS_TOKEN=Printer on floor 3"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, e := range resp.Effects {
+		if e.Event != nil {
+			stored++
+			if e.Event.Session != p.SessionID {
+				t.Errorf("stored under session %q, want %q", e.Event.Session, p.SessionID)
+			}
+			if strings.Contains(e.Event.Response+e.Event.Text, "Printer on floor 3") {
+				t.Errorf("an environment secret was stored")
+			}
+		}
+	}
+	if stored == 0 {
+		t.Fatal("nothing stored")
 	}
 }
 

@@ -35,6 +35,12 @@ func (h openCodeHook) decide(d *decision, _ string) {
 		})
 	case opencode.ChatMessage:
 		d.record(d.newEvent(p.Hook, abi.CategoryPrompt, p.Directory), p.PromptText())
+	case opencode.Compacting:
+		// The block goes into the compaction prompt, so the summary the
+		// session goes on from keeps it.
+		if block := d.resumeBlock("compact"); block != "" {
+			d.stdout = opencode.Encode(opencode.Answer{Context: block})
+		}
 	}
 }
 

@@ -29,6 +29,9 @@ const (
 	ToolBefore  = "tool.execute.before"
 	ToolAfter   = "tool.execute.after"
 	ChatMessage = "chat.message"
+	// Compacting is called before OpenCode compacts a session; context
+	// strings the plugin adds go into the compaction prompt.
+	Compacting = "experimental.session.compacting"
 )
 
 // Payload is what the loader sends (abi.OpenCodePayload).
