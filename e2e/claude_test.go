@@ -1,15 +1,21 @@
 package e2e
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
+	"github.com/ctxhook/ctxhook/internal/secretcorpus"
 )
 
 // Planted in every ticket by e2e/testmcp; none may reach ctxhook's files.
@@ -103,7 +109,7 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 		tickets["args"] = append([]string{"proxy", "--name", "tickets", "--", testmcp, "-mode", "tickets"}, sizeArgs...)
 	}
 	mcp := map[string]any{"mcpServers": map[string]any{"workflow": workflow, "tickets": tickets}}
-	allowed := "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket,mcp__tickets__export_log"
+	allowed := "mcp__workflow__start_session,mcp__workflow__step,mcp__tickets__get_ticket,mcp__tickets__export_log,mcp__tickets__get_secret"
 	if o.ownMCP {
 		b, err := os.ReadFile(filepath.Join(r.Home, ".claude.json"))
 		if err != nil {
@@ -465,4 +471,172 @@ func blocksIn(t *testing.T, req []byte) []string {
 		walk(v)
 	}
 	return out
+}
+
+// TestClaudeCodeRedactModel: with [redact] model = true, every kind of the
+// held-secret corpus planted in MCP results reaches real Claude Code's
+// model redacted, through the hooks and through the proxy; and the relay
+// server's token, which travels in a text block, reaches the model only
+// as a placeholder while every call still gets the real one.
+func TestClaudeCodeRedactModel(t *testing.T) {
+	requireE2E(t)
+	corpus := secretcorpus.Generate(1)
+	for _, viaProxy := range []bool{false, true} {
+		t.Run(map[bool]string{false: "hooks", true: "proxy"}[viaProxy], func(t *testing.T) {
+			script := workflowScript(2, nil)
+			var planted []secretcorpus.Planted
+			for i, p := range corpus {
+				if p.Known {
+					continue // environment values and relay tokens: the relay's part, checked below
+				}
+				planted = append(planted, p)
+				script = append(script, fakemodel.Step{Tool: "mcp__tickets__get_secret", Input: map[string]any{"index": i}})
+			}
+			r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow and read the pasted snippets.",
+				config: "[servers.workflow]\nrelay = true\n[redact]\nmodel = true\n", ticketsViaProxy: viaProxy})
+			if steps := checkRelayChain(t, readToolCalls(t, r.MCPLog), len(script)); steps != 2 {
+				t.Fatalf("%d steps reached the server", steps)
+			}
+			// Everything the model was sent, as text.
+			var sent strings.Builder
+			for _, req := range r.Model.Requests() {
+				var v any
+				json.Unmarshal(req, &v)
+				appendStrings(&sent, v)
+			}
+			text := sent.String()
+			leaked := 0
+			for _, p := range planted {
+				if secretcorpus.Leaked(text, p.Secret) {
+					leaked++
+					t.Errorf("%s reached the model", p.Kind)
+				}
+			}
+			if strings.Contains(text, "wfs_") {
+				t.Errorf("the workflow server's token reached the model")
+			}
+			if n := strings.Count(text, "[REDACTED"); n < len(planted) {
+				t.Errorf("the model saw %d redaction markers for %d planted secrets: did the results reach it?", n, len(planted))
+			}
+			t.Logf("%d secrets planted, %d reached the model; every workflow call accepted", len(planted), leaked)
+		})
+	}
+}
+
+// appendStrings writes every string in v to b, one per line.
+func appendStrings(b *strings.Builder, v any) {
+	switch v := v.(type) {
+	case string:
+		b.WriteString(v)
+		b.WriteByte('\n')
+	case []any:
+		for _, x := range v {
+			appendStrings(b, x)
+		}
+	case map[string]any:
+		for _, x := range v {
+			appendStrings(b, x)
+		}
+	}
+}
+
+// TestClaudeCodeStatusLine: the status line `ctxhook install` sets shows,
+// in real interactive Claude Code (in a pseudo-terminal), the figures of
+// the session it resumes: the events captured and the tokens relayed.
+func TestClaudeCodeStatusLine(t *testing.T) {
+	requireE2E(t)
+	scriptBin, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("no script(1) for a pseudo-terminal (util-linux's bsdutils)")
+	}
+	r := runClaudeWith(t, claudeOpts{script: workflowScript(2, nil), prompt: "Run the deploy-payments workflow."})
+	settings, _ := os.ReadFile(filepath.Join(r.Home, ".claude", "settings.json"))
+	if !strings.Contains(string(settings), "statusline") {
+		t.Fatalf("install set no status line:\n%s", settings)
+	}
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	json.Unmarshal([]byte(r.Stdout), &first)
+	// Interactive Claude Code asks first about onboarding, the folder's
+	// trust and the API key: answered as a user who has done so before.
+	cfgPath := filepath.Join(r.Home, ".claude.json")
+	var cfg map[string]any
+	b, _ := os.ReadFile(cfgPath)
+	if json.Unmarshal(b, &cfg) != nil {
+		cfg = map[string]any{}
+	}
+	key := "sk-ant-fake-offline-key"
+	cfg["hasCompletedOnboarding"] = true
+	cfg["customApiKeyResponses"] = map[string]any{"approved": []string{key[len(key)-20:]}, "rejected": []string{}}
+	projects, _ := cfg["projects"].(map[string]any)
+	if projects == nil {
+		projects = map[string]any{}
+	}
+	proj, _ := projects[r.Project].(map[string]any)
+	if proj == nil {
+		proj = map[string]any{}
+	}
+	proj["hasTrustDialogAccepted"] = true
+	projects[r.Project] = proj
+	cfg["projects"] = projects
+	b, _ = json.Marshal(cfg)
+	os.WriteFile(cfgPath, b, 0o600)
+
+	args := []string{r.Claude, "--resume", first.SessionID}
+	for i := 0; i < len(r.Flags); i++ {
+		if r.Flags[i] == "--output-format" {
+			i++
+			continue
+		}
+		args = append(args, r.Flags[i])
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, scriptBin, "-qfec", strings.Join(quoted, " "), "/dev/null")
+	cmd.Env = append(r.env(), "TERM=xterm-256color", "COLUMNS=160", "LINES=40")
+	cmd.Dir = r.Project
+	stdin, _ := cmd.StdinPipe()
+	var out lockedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	ansi := regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\r`)
+	want := regexp.MustCompile(`ctxhook · \d+ events captured( · [^·\n]+)* · \d+ tokens relayed`)
+	var screen string
+	for end := time.Now().Add(60 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		screen = ansi.ReplaceAllString(out.String(), "")
+		if want.MatchString(screen) {
+			t.Logf("status line: %s", want.FindString(screen))
+			return
+		}
+	}
+	o1, e1, _ := run(t, time.Minute, r.env(), r.Project, []byte(`{"session_id":"`+first.SessionID+`"}`), r.CtxhookBin, "statusline")
+	o2, e2, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "stats", "--json")
+	t.Logf("statusline by hand: %s %s\nstats: %s %s", o1, e1, o2, e2)
+	t.Fatalf("no ctxhook status line on the screen after 60 s (%d bytes of output):\n%q", len(out.String()), out.String()[max(0, len(out.String())-3000):])
+}
+
+// lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

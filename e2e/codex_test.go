@@ -121,7 +121,7 @@ env = { TESTMCP_LOG = "` + mcpLog + `" }
 	env := isolatedEnv(home, "CODEX_HOME="+codexHome, "FAKE_OPENAI_KEY=sk-fake-offline", "NO_COLOR=1", "RUST_LOG=error")
 
 	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "codex")
-	if err != nil || !strings.Contains(out, "Wired 5 Codex CLI hooks") || !strings.Contains(out, "/hooks") {
+	if err != nil || !strings.Contains(out, "Wired 6 Codex CLI hooks") || !strings.Contains(out, "/hooks") {
 		t.Fatalf("ctxhook install codex: %v\n%s%s", err, out, errs)
 	}
 	if b, _ := os.ReadFile(filepath.Join(codexHome, "config.toml")); !strings.Contains(string(b), "hooks = true # added by ctxhook") {

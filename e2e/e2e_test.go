@@ -172,7 +172,11 @@ func run(t *testing.T, timeout time.Duration, env []string, dir string, stdin []
 // overrides, so ctxhook uses its real default paths under that HOME.
 func isolatedEnv(home string, extra ...string) []string {
 	// Daemons the hook client starts exit soon after the test.
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + os.TempDir(), "CTXHOOK_DAEMON_IDLE=20s"}
+	// The clients' own temp files (Claude Code's claude-<uid>, its socks
+	// directory) go into the test's directory too, and go with it.
+	tmp := filepath.Join(filepath.Dir(home), "tmp")
+	os.MkdirAll(tmp, 0o700)
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "TMPDIR=" + tmp, "CTXHOOK_DAEMON_IDLE=20s"}
 	return append(env, extra...)
 }
 

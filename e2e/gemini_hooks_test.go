@@ -40,7 +40,7 @@ func TestGeminiCLIHooks(t *testing.T) {
 		"GEMINI_CLI_TRUST_WORKSPACE=true", "NO_COLOR=1")
 
 	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "gemini")
-	if err != nil || !strings.Contains(out, "Wired 6 Gemini CLI hooks") {
+	if err != nil || !strings.Contains(out, "Wired 7 Gemini CLI hooks") {
 		t.Fatalf("ctxhook install gemini: %v\n%s%s", err, out, errs)
 	}
 	if b, _ := os.ReadFile(filepath.Join(home, ".gemini", "settings.json")); !strings.Contains(string(b), `"timeout": 30000`) || !strings.Contains(string(b), `"trust": true`) {

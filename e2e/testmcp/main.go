@@ -11,7 +11,9 @@
 // -mode tickets: get_ticket returns a long ticket with planted secrets that
 // must never reach ctxhook's files; export_log returns a log of the size
 // asked for (in MiB), the planted key in its middle and the term
-// ZQLASTMARK in its last line, for the paths a big response takes.
+// ZQLASTMARK in its last line, for the paths a big response takes;
+// get_secret returns the text of the held-secret corpus's item (index),
+// one secret of a kind planted in it.
 package main
 
 import (
@@ -24,6 +26,8 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/ctxhook/ctxhook/internal/secretcorpus"
 )
 
 type server struct {
@@ -159,7 +163,9 @@ func (s *server) tools() []any {
 		return []any{map[string]any{"name": "get_ticket", "description": "Fetch a ticket by id.",
 			"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}}, "id")},
 			map[string]any{"name": "export_log", "description": "Export a ticket's full event log.",
-				"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}, "mib": map[string]any{"type": "number"}}, "id", "mib")}}
+				"inputSchema": schema(map[string]any{"id": map[string]any{"type": "string"}, "mib": map[string]any{"type": "number"}}, "id", "mib")},
+			map[string]any{"name": "get_secret", "description": "Fetch a pasted config snippet by index.",
+				"inputSchema": schema(map[string]any{"index": map[string]any{"type": "integer"}}, "index")}}
 	}
 	return []any{
 		map[string]any{"name": "start_session", "description": "Start a workflow session.",
@@ -232,6 +238,13 @@ func (s *server) call(name string, args map[string]any) any {
 			t += ticketHistory(id)
 		}
 		return map[string]any{"content": []any{text(t)}}
+	case s.mode == "tickets" && name == "get_secret":
+		i, _ := args["index"].(float64)
+		corpus := secretcorpus.Generate(1)
+		if int(i) < 0 || int(i) >= len(corpus) {
+			return toolError("no such snippet")
+		}
+		return map[string]any{"content": []any{text(corpus[int(i)].Text)}}
 	case s.mode == "tickets" && name == "export_log":
 		id, _ := args["id"].(string)
 		mib, _ := args["mib"].(float64)

@@ -8,6 +8,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 export WINEPREFIX="${WINEPREFIX:-$root/bin/wine-prefix}"
 export WINEDEBUG="${WINEDEBUG:--all}"
+# wineserver's socket directory goes under TMPDIR: kept under bin/, not
+# left in the system's temp directory.
+export TMPDIR="$root/bin/wine-tmp"
+mkdir -p "$TMPDIR"
 dll="$root/bin/wine/bcryptprimitives.dll"
 if [ ! -f "$dll" ]; then
   mkdir -p "$(dirname "$dll")"
