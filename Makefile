@@ -140,6 +140,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzQuery \
 	  ./host/store:FuzzSnippet \
 	  ./host/store:FuzzSplit \
+	  ./host/store/spool:FuzzRead \
 	  ./host/internal/proxy:FuzzEnvelope \
 	  ./host/internal/proxy:FuzzReadLines \
 	  ./host/internal/termsafe:FuzzWriter \

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/host/store/spool"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
@@ -107,7 +108,7 @@ answer whenever the request itself was understood.
 		if err != nil {
 			return fail(env, "io replay: %v", err)
 		}
-		n := hook.ReplaySpool(p, st, func(w string) { fmt.Fprintln(env.Stderr, "ctxhook: "+w) })
+		n := spool.ReplayAll(p, st, func(w string) { fmt.Fprintln(env.Stderr, "ctxhook: "+w) })
 		st.Close()
 		enc.Encode(map[string]any{"files": n})
 		return 0

@@ -31,6 +31,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store/spool"
 )
 
 // BuildID names this build for the handshake (see hookproto.ID); the
@@ -218,7 +219,7 @@ func Run(ctx context.Context, o Options) error {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		hook.Writer(wctx, o.Paths, o.Log, kick)
+		spool.Writer(wctx, o.Paths, o.Log, kick)
 	}()
 	var wg sync.WaitGroup
 	defer func() {

@@ -31,6 +31,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/host/store/spool"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -67,7 +68,7 @@ type Engine struct {
 	Persistent bool
 	// Deferred hands events to the spool (a file write, no fsync) instead
 	// of the store, for a host whose own writer moves them into the store
-	// after the answer went out (the daemon: see ReplaySpool). The spool
+	// after the answer went out (the daemon: see spool.ReplayAll). The spool
 	// file survives the host's death, so nothing acknowledged is lost.
 	Deferred bool
 	// Undelivered: this engine's answers reach nobody (a hook finished
@@ -310,9 +311,9 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 	// daemon's writer does that for every batch; a hook process asks for
 	// it (Result.StoreLater). A hook finished late has nobody waiting,
 	// and stores at once.
-	later := !e.Deferred && !e.Undelivered && !e.Persistent && batchBytes(events) > replayInline
+	later := !e.Deferred && !e.Undelivered && !e.Persistent && batchBytes(events) > spool.ReplayInline
 	if (len(events) > 0 || len(tallies) > 0) && (e.Deferred || later) {
-		if err := spool(e.Paths.SpoolDir(), events, tallies, e.request(), later); err != nil {
+		if err := spool.Write(e.Paths.SpoolDir(), events, tallies, e.request(), later); err != nil {
 			// The spool cannot be written: store them now after all.
 			res.Warnings = append(res.Warnings, err.Error())
 		} else {
@@ -373,7 +374,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 		}
 	}
 	if err == nil {
-		replaySpool(e.Paths.SpoolDir(), st, replayInline, nil)
+		spool.Replay(e.Paths.SpoolDir(), st, spool.ReplayInline, nil)
 		var ids []int64
 		if ids, err = st.ApplyOnce(store.Batch{Name: e.request()}, events, tallies); err == nil {
 			e.writes++
@@ -387,7 +388,7 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 			return ids, nil
 		}
 	}
-	if serr := spool(e.Paths.SpoolDir(), events, tallies, e.request(), true); serr != nil {
+	if serr := spool.Write(e.Paths.SpoolDir(), events, tallies, e.request(), true); serr != nil {
 		return nil, fmt.Errorf("%v; spool failed too, %w: %v", err, errLost, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)

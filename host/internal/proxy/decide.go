@@ -16,6 +16,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store/spool"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -217,7 +218,7 @@ func (d *decider) ensureLocal(ctx context.Context) error {
 		d.kick, d.stop, d.writer = make(chan struct{}, 1), stop, make(chan struct{})
 		go func() {
 			defer close(d.writer)
-			hook.Writer(wctx, d.paths, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
+			spool.Writer(wctx, d.paths, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
 		}()
 	}
 	r, err := d.compiled.Instance(ctx)

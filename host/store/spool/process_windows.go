@@ -1,4 +1,4 @@
-package hook
+package spool
 
 import "golang.org/x/sys/windows"
 

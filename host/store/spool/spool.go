@@ -1,4 +1,8 @@
-package hook
+// Package spool holds what the store cannot take at the moment, or what
+// a long-lived host (the daemon, the proxy) stores after its answer: one
+// file per hook's effects, private to the user, replayed into the store
+// exactly once (by the next hook, the writer, or `ctxhook io replay`).
+package spool
 
 import (
 	"bufio"
@@ -18,6 +22,7 @@ import (
 	"unsafe"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -31,7 +36,7 @@ import (
 type spooled struct {
 	Events  []abi.Event  `json:"events"`
 	Tallies []abi.Effect `json:"tallies,omitempty"`
-	// Request names the hook's batch (Engine.request), if it has one.
+	// Request names the hook's batch (hook.Engine's request name), if it has one.
 	Request string `json:"request,omitempty"`
 	// Blobs are the strings after the line, in order.
 	Blobs []abi.Blob `json:"blobs,omitempty"`
@@ -103,7 +108,7 @@ func readSpooled(r *bufio.Reader) (spooled, error) {
 	want := map[string]int{}
 	total := 0
 	for i, b := range s.Blobs {
-		if b.Bytes < 0 || b.Bytes > MaxInput {
+		if b.Bytes < 0 || b.Bytes > hookproto.MaxInput { // no blob is larger than a payload
 			return s, fmt.Errorf("spool: blob %s of %d bytes", b.Field, b.Bytes)
 		}
 		want[b.Field] = i
@@ -134,7 +139,7 @@ func readSpooled(r *bufio.Reader) (spooled, error) {
 // spoolSeq tells apart files one process spools in the same nanosecond.
 var spoolSeq atomic.Uint64
 
-// spool writes the effects to their own 0600 file, so concurrent hooks never
+// Write spools the effects to their own 0600 file, so concurrent hooks never
 // interleave writes. The events are already redacted by the plugin.
 //
 // With durable the file is fsynced: that is the path for events the store
@@ -142,7 +147,7 @@ var spoolSeq atomic.Uint64
 // process (the kernel holds it) but not of the machine, the same promise
 // the store makes in WAL mode with synchronous=NORMAL; the daemon spools
 // so before it answers, and its writer stores the file moments later.
-func spool(dir string, events []abi.Event, tallies []abi.Effect, request string, durable bool) error {
+func Write(dir string, events []abi.Event, tallies []abi.Effect, request string, durable bool) error {
 	if err := paths.EnsureDir(dir); err != nil {
 		return err
 	}
@@ -180,11 +185,11 @@ func spool(dir string, events []abi.Event, tallies []abi.Effect, request string,
 	return nil
 }
 
-// ReplaySpool moves every spooled event into st and reports how many
+// ReplayAll moves every spooled event into st and reports how many
 // files it stored. The daemon's writer calls it after each answer.
 // warn, when not nil, is told of each file set aside as corrupt.
-func ReplaySpool(p paths.Paths, st *store.Store, warn func(string)) int {
-	return replaySpool(p.SpoolDir(), st, 0, warn)
+func ReplayAll(p paths.Paths, st *store.Store, warn func(string)) int {
+	return Replay(p.SpoolDir(), st, 0, warn)
 }
 
 // errCorrupt marks a spool file that cannot be read back: it is set
@@ -195,20 +200,20 @@ var errCorrupt = errors.New("corrupt spool file")
 // be a dead writer's leftover: a live writer finishes in seconds.
 const staleTmp = 10 * time.Minute
 
-// replayInline bounds what a hook replays before its own events: the
+// ReplayInline bounds what a hook replays before its own events: the
 // spool's small files. A big one (a 64 MiB response spooled by another
 // hook) is stored by the daemon's writer or `ctxhook io replay`, not by
 // whichever small hook comes next.
-const replayInline = 1 << 20
+const ReplayInline = 1 << 20
 
-// replaySpool moves spooled events into the store. A file is claimed by
+// Replay moves spooled events from dir into the store. A file is claimed by
 // renaming it first, so two hooks never replay the same file twice; a file
 // that fails to apply is put back for the next try. A file claimed by a
 // process that died before it finished is taken back: its transaction
 // was rolled back with it.
 //
 // maxBytes, when not 0, skips files larger than that.
-func replaySpool(dir string, st *store.Store, maxBytes int64, warn func(string)) int {
+func Replay(dir string, st *store.Store, maxBytes int64, warn func(string)) int {
 	tmps, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.tmp"))
 	for _, t := range tmps {
 		if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > staleTmp {
@@ -286,7 +291,7 @@ func replayFile(name, base string, st *store.Store) error {
 
 // Writer moves spooled events into the store whenever kicked, and once
 // more when ctx ends: the writer of a long-lived host (the daemon, the
-// proxy) whose engines spool (Engine.Deferred) so that an answer waits
+// proxy) whose engines spool (hook.Engine.Deferred) so that an answer waits
 // for the decision and the state, not for SQLite. It keeps the store
 // open, reopening it every 500 files so the memory of SQLite's own wasm
 // instance is returned. When the store cannot be opened the files wait
@@ -310,7 +315,7 @@ func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan st
 				return
 			}
 		}
-		stored += ReplaySpool(p, st, log)
+		stored += ReplayAll(p, st, log)
 		if stored >= 500 {
 			st.Close()
 			st, stored = nil, 0

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hook
+package spool
 
 // background does nothing where a thread's priority cannot be set alone.
 func background() {}

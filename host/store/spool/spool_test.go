@@ -1,0 +1,116 @@
+package spool
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/testdir"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+func event(body string) abi.Event {
+	return abi.Event{TimeMS: 1, Session: "s", Harness: "claude-code", HookEvent: "PostToolUse", Category: "mcp",
+		Tool: "mcp__tickets__get_ticket", Server: "tickets", Response: body, ResponseBytes: len(body)}
+}
+
+// TestWriteReplayOnce: spooled events (a small one, and one big enough to
+// travel as a blob) reach a real store once, even when the same request is
+// spooled twice (a hook and its finisher), and the spool is empty after.
+func TestWriteReplayOnce(t *testing.T) {
+	dir := testdir.New(t)
+	spoolDir := filepath.Join(dir, "spool")
+	big := "BIGMARK " + strings.Repeat("x", 2*abi.BlobMin)
+	for _, durable := range []bool{false, true} {
+		if err := Write(spoolDir, []abi.Event{event("SMALLMARK ticket"), event(big)}, nil, "req-1", durable); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(spoolDir, "*.jsonl"))
+	for _, f := range files {
+		if fi, _ := os.Stat(f); fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v", f, fi.Mode().Perm())
+		}
+	}
+	st, err := store.Open(filepath.Join(dir, "ctxhook.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if n := Replay(spoolDir, st, 0, nil); n != 2 {
+		t.Fatalf("replayed %d files, want 2", n)
+	}
+	for _, mark := range []string{"SMALLMARK", "BIGMARK"} {
+		hits, err := st.Search(store.ParseQuery(mark), store.SearchOptions{})
+		if err != nil || len(hits) != 1 {
+			t.Errorf("%s: %d hits (%v), want exactly 1", mark, len(hits), err)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(spoolDir, "*")); len(left) != 0 {
+		t.Errorf("left in the spool: %v", left)
+	}
+}
+
+// TestCorruptSetAside: a damaged spool file is set aside, not retried on
+// every replay, and what it held before the damage is stored.
+func TestCorruptSetAside(t *testing.T) {
+	dir := testdir.New(t)
+	spoolDir := filepath.Join(dir, "spool")
+	if err := Write(spoolDir, []abi.Event{event("GOODMARK first")}, nil, "", false); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(spoolDir, "*.jsonl"))
+	f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("{not json\n")
+	f.Close()
+	st, err := store.Open(filepath.Join(dir, "ctxhook.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var warned []string
+	Replay(spoolDir, st, 0, func(w string) { warned = append(warned, w) })
+	if len(warned) != 1 || !strings.Contains(warned[0], "set aside") {
+		t.Errorf("warnings %q", warned)
+	}
+	if hits, _ := st.Search(store.ParseQuery("GOODMARK"), store.SearchOptions{}); len(hits) != 1 {
+		t.Errorf("the line before the damage: %d hits", len(hits))
+	}
+	if corrupt, _ := filepath.Glob(filepath.Join(spoolDir, "*.corrupt")); len(corrupt) != 1 {
+		t.Errorf("set aside: %v", corrupt)
+	}
+	if n := Replay(spoolDir, st, 0, nil); n != 0 {
+		t.Errorf("the corrupt file was replayed again")
+	}
+}
+
+// FuzzRead: a spool file's bytes, whatever they are (a damaged disk, a
+// planted file), read back as batches or an error; never a panic, a hang
+// or a blob larger than the bytes that hold it.
+func FuzzRead(f *testing.F) {
+	for _, evs := range [][]abi.Event{{event("small")}, {event(strings.Repeat("b", abi.BlobMin+1))}} {
+		b, _ := encodeSpooled(spooled{Events: evs, Request: "r"})
+		f.Add(bytes.Join(b, nil))
+	}
+	f.Add([]byte(`{"events":[],"blobs":[{"field":"events.0.response","bytes":99999999}]}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bufio.NewReader(bytes.NewReader(data))
+		for range 100 {
+			s, err := readSpooled(r)
+			if err != nil {
+				return
+			}
+			n := 0
+			for _, e := range s.Events {
+				n += len(e.Response) + len(e.Text) + len(e.Args)
+			}
+			if n > len(data) {
+				t.Fatalf("read %d bytes of strings from %d bytes", n, len(data))
+			}
+		}
+	})
+}
