@@ -606,7 +606,18 @@ func TestClaudeCodeStatusLine(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	// script(1) runs Claude Code in a session of its own: both are ended
+	// by the session id on their command lines, and waited for, before
+	// the test's directories go.
+	defer func() {
+		stdin.Close()
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+			if exec.Command("pkill", "-KILL", "-f", first.SessionID).Run() != nil {
+				break // none left
+			}
+		}
+		cmd.Wait()
+	}()
 	ansi := regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\x1b[()][0-9A-Za-z]|\r`)
 	want := regexp.MustCompile(`ctxhook · \d+ events captured( · [^·\n]+)* · \d+ tokens relayed`)
 	var screen string

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -247,8 +248,41 @@ func resolvePaths(env Env) (paths.Paths, error) {
 }
 
 func fail(env Env, format string, a ...any) int {
-	fmt.Fprintf(env.Stderr, "ctxhook: "+format+"\n", a...)
+	msg := fmt.Sprintf(format, a...)
+	if step := nextStep(msg, a); step != "" {
+		msg = strings.TrimSuffix(msg, ".") + ". " + step
+	}
+	fmt.Fprintf(env.Stderr, "ctxhook: %s\n", msg)
 	return 1
+}
+
+// nextStep is what to do about a failure, for a message that does not
+// say already: every error a user sees ends with a next step.
+func nextStep(msg string, args []any) string {
+	if strings.Contains(msg, "'ctxhook ") || strings.Contains(msg, "--help") {
+		return ""
+	}
+	var err error
+	for _, a := range args {
+		if e, ok := a.(error); ok {
+			err = e
+		}
+	}
+	lower := strings.ToLower(msg)
+	switch {
+	case strings.Contains(lower, "malformed") || strings.Contains(lower, "not a database") || strings.Contains(lower, "integrity"):
+		return "The store is damaged: move ctxhook.db (and its -wal, -shm) aside and the next hook starts a new one; 'ctxhook doctor <harness>' checks it"
+	case strings.Contains(lower, "not this user") || strings.Contains(lower, "refus") || strings.Contains(lower, "writable by") ||
+		err != nil && errors.Is(err, fs.ErrPermission):
+		return "Give that path to your user alone (chown, chmod 700), or point CTXHOOK_HOME at a directory of your own; 'ctxhook doctor <harness>' lists such problems"
+	case strings.HasPrefix(msg, "config:"):
+		return "Fix the line it names in config.toml ('ctxhook doctor <harness>' shows the file and what applies)"
+	case strings.Contains(lower, "locked") || strings.Contains(lower, "busy"):
+		return "Another ctxhook process holds the store: try again in a moment"
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		return "Check the path; 'ctxhook doctor <harness>' shows where ctxhook keeps its files"
+	}
+	return "'ctxhook doctor <harness>' checks the setup"
 }
 
 // Version is ctxhook's version and the commit it was built from.

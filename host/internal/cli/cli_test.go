@@ -1057,3 +1057,34 @@ func TestLedgerHandCount(t *testing.T) {
 	}
 	t.Logf("by hand: %d bytes kept out, %d relayed, %d hints; status line: %s", keptOut, relayed, hints, line)
 }
+
+// TestErrorsSayWhatNext: every failure a user meets ends with what to do
+// next: a damaged store, an unknown event, a missing store, a bad config.
+func TestErrorsSayWhatNext(t *testing.T) {
+	e := newEnv(t)
+	home := e.vars["CTXHOOK_HOME"]
+	if _, errs, code := e.run(t, nil, "search", "anything"); code != 1 || !strings.Contains(errs, "'ctxhook install <harness>'") {
+		t.Errorf("no store: %d %q", code, errs)
+	}
+	if _, errs, code := e.run(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse"); code != 0 || errs != "" {
+		t.Fatalf("hook: %d %q", code, errs)
+	}
+	if _, errs, code := e.run(t, nil, "show", "99999"); code != 1 || !strings.Contains(errs, "'ctxhook search <words>'") {
+		t.Errorf("unknown event: %d %q", code, errs)
+	}
+	db := filepath.Join(home, "state", "ctxhook.db")
+	os.Remove(db + "-wal")
+	os.Remove(db + "-shm")
+	if err := os.WriteFile(db, bytes.Repeat([]byte("not a database "), 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"search", "TCK-42"}, {"stats"}, {"show", "1"}} {
+		_, errs, code := e.run(t, nil, args...)
+		if code != 1 || !strings.Contains(errs, "move ctxhook.db") {
+			t.Errorf("%v on a damaged store: %d %q", args, code, errs)
+		}
+		if n := strings.Count(errs, "\n"); n != 1 {
+			t.Errorf("%v: %d lines, want one: %q", args, n, errs)
+		}
+	}
+}

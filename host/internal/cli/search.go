@@ -135,7 +135,7 @@ func openStoreWith(env Env, o store.Options) (*store.Store, int) {
 		return nil, fail(env, "%v", err)
 	}
 	if _, err := os.Stat(p.DB()); err != nil && !o.ReadOnly {
-		return nil, fail(env, "no store at %s yet: nothing has been captured", p.DB())
+		return nil, fail(env, "no store at %s yet: nothing has been captured. 'ctxhook install <harness>' wires the capture", p.DB())
 	}
 	st, err := store.Open(p.DB(), o)
 	if err != nil {

@@ -41,7 +41,7 @@ func runShow(ctx context.Context, env Env, args []string) int {
 	defer st.Close()
 	e, err := st.EventByRef(ref)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(env, "no event %s", ref)
+		return fail(env, "no event %s; 'ctxhook search <words>' lists event ids", ref)
 	}
 	if err != nil {
 		return fail(env, "%v", err)
@@ -215,7 +215,7 @@ func showChunk(env Env, idText string, asJSON bool) int {
 	defer st.Close()
 	c, err := st.ChunkByID(id)
 	if errors.Is(err, store.ErrNotFound) {
-		return fail(env, "no transcript turn c%d", id)
+		return fail(env, "no transcript turn c%d; 'ctxhook search <words>' lists turn ids", id)
 	}
 	if err != nil {
 		return fail(env, "%v", err)
