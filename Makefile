@@ -3,6 +3,9 @@ SHELL := bash
 GO      ?= go
 BIN     ?= bin/ctxhook
 FUZZTIME ?= 15s
+# make test runs every fuzz target briefly (its seeds and a few seconds of
+# search); `make fuzz` runs them for FUZZTIME.
+TEST_FUZZTIME ?= 6s
 
 # plugin.wasm is committed and must be byte-for-byte reproducible from the
 # sources: the same command, with the same Go release (fetched through the
@@ -38,7 +41,7 @@ demo: build ## replay the bundled recorded session through the real hooks (built
 
 test: ## everything CI runs; then no process, real-home file or temp entry of ctxhook's may be left (scripts/leftovers.sh)
 	@scripts/leftovers.sh begin
-	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet cross verify.wasm unit wine fuzz chaos e2e
+	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet cross verify.wasm unit wine fuzz chaos e2e FUZZTIME=$(TEST_FUZZTIME)
 	$(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64"
 	$(MAKE) npm-check
 	@scripts/leftovers.sh end
