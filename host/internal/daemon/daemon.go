@@ -172,10 +172,16 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	ln.SetUnlinkOnClose(true)
 	defer ln.Close()
 	os.Chmod(sock, 0o600)
 	mine, _ := os.Lstat(sock)
+	// The socket goes with the daemon, unless the name is another's by
+	// then (a daemon of a moved CTXHOOK_HOME, or one started after).
+	defer func() {
+		if now, err := os.Lstat(sock); err == nil && mine != nil && os.SameFile(mine, now) {
+			os.Remove(sock)
+		}
+	}()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -202,7 +208,6 @@ func Run(ctx context.Context, o Options) error {
 					// Its directory was removed (a deleted CTXHOOK_HOME) or
 					// another daemon took the name: nobody can reach this one.
 					o.Log("socket gone, exiting")
-					ln.SetUnlinkOnClose(false) // the name may be another's now
 					cancel()
 				} else if since > o.IdleTrim && !trimmed {
 					trimmed = true
