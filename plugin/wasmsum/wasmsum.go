@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "8e5e6cf25ae0d549994afb3356ea1fc65f85d896faa21a40eac46b055d6a25aa"
+const SHA256 = "9099ed98356625d763149b0b0e5f3d1a462d7df5cadc41e50c25ad8f359fb558"

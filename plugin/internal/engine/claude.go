@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"encoding/json"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -46,18 +45,15 @@ func (h claudeHook) decide(d *decision, event string) {
 		})
 	case claude.UserPromptSubmit:
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)
-		if d.state.Pending { // compacted where no context could be added (Codex's PostCompact)
-			if block := d.resumeBlock("compact"); block != "" {
-				d.stdout = claude.AdditionalContext(event, block)
-			}
+		// compacted where no context could be added (Codex's PostCompact)
+		if block := d.blockAt(""); block != "" {
+			d.stdout = claude.AdditionalContext(event, block)
 		}
 	case claude.SessionStart:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session start: "+p.Source)
 		h.indexTranscript(d, false) // a resumed session's earlier turns
-		if why := cmp.Or(sourceFor(p.Source), pendingFor(d.state.Pending)); why != "" {
-			if block := d.resumeBlock(why); block != "" {
-				d.stdout = claude.AdditionalContext(event, block)
-			}
+		if block := d.blockAt(p.Source); block != "" {
+			d.stdout = claude.AdditionalContext(event, block)
 		}
 	case claude.PreCompact, claude.PostCompact:
 		// Neither can add context: Claude Code's SessionStart (source

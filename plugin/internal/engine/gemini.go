@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"encoding/json"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -39,10 +38,9 @@ func (h geminiHook) decide(d *decision, event string) {
 		})
 	case gemini.BeforeAgent:
 		d.record(d.newEvent(event, abi.CategoryPrompt, p.Cwd), p.Prompt)
-		if d.state.Pending { // the history was compressed (PreCompress) since the last prompt
-			if block := d.resumeBlock("compact"); block != "" {
-				d.stdout = gemini.AdditionalContext(event, block)
-			}
+		// the history was compressed (PreCompress) since the last prompt
+		if block := d.blockAt(""); block != "" {
+			d.stdout = gemini.AdditionalContext(event, block)
 		}
 	case gemini.PreCompress:
 		d.compacted()
@@ -50,10 +48,8 @@ func (h geminiHook) decide(d *decision, event string) {
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), p.PromptResponse)
 	case gemini.SessionStart:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session start: "+p.Source)
-		if why := cmp.Or(sourceFor(p.Source), pendingFor(d.state.Pending)); why != "" {
-			if block := d.resumeBlock(why); block != "" {
-				d.stdout = gemini.AdditionalContext(event, block)
-			}
+		if block := d.blockAt(p.Source); block != "" {
+			d.stdout = gemini.AdditionalContext(event, block)
 		}
 	case gemini.SessionEnd:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session end: "+p.Reason)

@@ -151,8 +151,8 @@ func (d *decision) resumeBlock(why string) string {
 	if d.state.Pending {
 		d.state.Pending, d.dirty = false, true
 	}
-	max := cmp.Or(d.req.Config.Resume.MaxBytes, abi.DefaultResumeBytes)
-	if max < 0 || d.stateErr {
+	limit := cmp.Or(d.req.Config.Resume.MaxBytes, abi.DefaultResumeBytes)
+	if limit < 0 || d.stateErr {
 		return ""
 	}
 	if now := d.req.NowMS; d.state.BlockFor == why && now >= d.state.BlockMS && now-d.state.BlockMS < blockAgain {
@@ -173,7 +173,7 @@ func (d *decision) resumeBlock(why string) string {
 		"compact": "its context was compacted", "resume": "it was resumed"}[why] + ":\n"
 	tail := "- The rest of the session is stored: ctxhook's search tool finds it (or `ctxhook search <words>`).\n"
 	b.WriteString(head)
-	room := max - len(head) - len(tail)
+	room := limit - len(head) - len(tail)
 	add := func(line string) bool {
 		if len(line) > room {
 			return false
@@ -230,19 +230,16 @@ func (d *decision) resumeBlock(why string) string {
 // isOwn reports whether a call is of ctxhook's own MCP server.
 func isOwn(c toolCall) bool { return c.isMCP && c.server == classify.OwnServer }
 
-// sourceFor is the block's reason for a session start's source: "" for
-// a fresh start, a clear or a fork.
-func sourceFor(source string) string {
-	if source == "compact" || source == "resume" {
-		return source
-	}
-	return ""
-}
-
-// pendingFor is "compact" when a compaction left a block pending.
-func pendingFor(pending bool) string {
-	if pending {
-		return "compact"
+// blockAt returns the block for a session start of this source
+// ("compact" or "resume"; none for a fresh start, a clear or a fork), or,
+// for any source and for a prompt (source ""), the block a compaction
+// left pending; "" when none is due.
+func (d *decision) blockAt(source string) string {
+	switch {
+	case source == "compact" || source == "resume":
+		return d.resumeBlock(source)
+	case d.state.Pending:
+		return d.resumeBlock("compact")
 	}
 	return ""
 }

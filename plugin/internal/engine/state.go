@@ -60,6 +60,21 @@ func (s *sessionState) remember(hash, key string) {
 	}
 }
 
+// maxHinted bounds Hinted: a hint 64 hints ago whose call never ran is
+// counted as avoided.
+const maxHinted = 64
+
+// hinted records that the call hash got a re-fetch hint.
+func (s *sessionState) hinted(hash string) {
+	if slices.Contains(s.Hinted, hash) {
+		return
+	}
+	s.Hinted = append(s.Hinted, hash)
+	if len(s.Hinted) > maxHinted {
+		s.Hinted = s.Hinted[len(s.Hinted)-maxHinted:]
+	}
+}
+
 // answer returns the key of the stored answer to a call, or "".
 func (s *sessionState) answer(hash string) string {
 	if hash == "" {

@@ -50,16 +50,12 @@ func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawM
 	}
 	var hint string
 	if hints && c.server != classify.OwnServer {
-		if key := d.state.answer(d.callHash(c)); key != "" {
+		h := d.callHash(c)
+		if key := d.state.answer(h); key != "" {
 			hint = shape.RefetchHint(key)
 			d.tally(abi.TallyRefetch)
 			d.state.used(key)
-			if h := d.callHash(c); !slices.Contains(d.state.Hinted, h) {
-				d.state.Hinted = append(d.state.Hinted, h)
-				if len(d.state.Hinted) > maxHinted {
-					d.state.Hinted = d.state.Hinted[1:]
-				}
-			}
+			d.state.hinted(h)
 			d.dirty = true
 		}
 	}
@@ -76,16 +72,17 @@ func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawM
 	d.stdout = render(updated, hint)
 }
 
-// maxHinted bounds State.Hinted.
-const maxHinted = 64
-
 // callHash names an MCP call for re-fetch hints, ignoring the relay token.
 func (d *decision) callHash(c toolCall) string {
-	tokenArg := abi.DefaultTokenArg
-	if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
-		tokenArg = rs.TokenArg
+	return shape.CallHash(c.server, c.mcpTool, c.input, d.tokenArg(c.server))
+}
+
+// tokenArg is the argument a server's relay token travels in.
+func (d *decision) tokenArg(server string) string {
+	if rs, ok := relay.Lookup(d.req.Config, server); ok {
+		return rs.TokenArg
 	}
-	return shape.CallHash(c.server, c.mcpTool, c.input, tokenArg)
+	return abi.DefaultTokenArg
 }
 
 // postTool captures a token, records the call with its full response,
@@ -149,11 +146,7 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 				d.state.remember(h, ev.Key)
 				d.dirty = true
 			}
-			tokenArg := abi.DefaultTokenArg
-			if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
-				tokenArg = rs.TokenArg
-			}
-			d.state.noteRecent(recentCall{Key: ev.Key, Server: c.server, Tool: c.mcpTool, Title: callTitle(ev.Args, tokenArg)})
+			d.state.noteRecent(recentCall{Key: ev.Key, Server: c.server, Tool: c.mcpTool, Title: callTitle(ev.Args, d.tokenArg(c.server))})
 			d.dirty = true
 			if canReplace && c.file == nil { // a file's stub is all the model got already
 				replacement = d.shape(c, ev)
@@ -195,10 +188,10 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if nudged || replacement != "" {
 		d.stdout = render(text, replacement)
 	}
-	if pointer && size > len(replacement) {
-		d.tallyN(abi.TallyKeptOut, size-len(replacement))
-	}
 	if pointer {
+		if size > len(replacement) {
+			d.tallyN(abi.TallyKeptOut, size-len(replacement))
+		}
 		// The replacement points the model at the event just recorded:
 		// should the host keep no copy of it, the model gets the response
 		// as it was (and the nudge) instead of a pointer to nothing.
