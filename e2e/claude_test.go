@@ -438,11 +438,11 @@ func blocksIn(t *testing.T, req []byte) []string {
 	}
 	json.Unmarshal(req, &body)
 	var out []string
-	var walk func(v any)
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			for rest := v; ; {
+	for _, m := range body.Messages {
+		var v any
+		json.Unmarshal(m.Content, &v)
+		eachString(v, func(rest string) {
+			for {
 				i := strings.Index(rest, head)
 				if i < 0 {
 					return
@@ -455,20 +455,7 @@ func blocksIn(t *testing.T, req []byte) []string {
 				out = append(out, rest[i:i+j+len(end)])
 				rest = rest[i+j+len(end):]
 			}
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for _, x := range v {
-				walk(x)
-			}
-		}
-	}
-	for _, m := range body.Messages {
-		var v any
-		json.Unmarshal(m.Content, &v)
-		walk(v)
+		})
 	}
 	return out
 }
@@ -502,7 +489,7 @@ func TestClaudeCodeRedactModel(t *testing.T) {
 			for _, req := range r.Model.Requests() {
 				var v any
 				json.Unmarshal(req, &v)
-				appendStrings(&sent, v)
+				eachString(v, func(s string) { sent.WriteString(s + "\n") })
 			}
 			text := sent.String()
 			leaked := 0
@@ -523,19 +510,18 @@ func TestClaudeCodeRedactModel(t *testing.T) {
 	}
 }
 
-// appendStrings writes every string in v to b, one per line.
-func appendStrings(b *strings.Builder, v any) {
+// eachString calls fn with every string in a decoded JSON value.
+func eachString(v any, fn func(string)) {
 	switch v := v.(type) {
 	case string:
-		b.WriteString(v)
-		b.WriteByte('\n')
+		fn(v)
 	case []any:
 		for _, x := range v {
-			appendStrings(b, x)
+			eachString(x, fn)
 		}
 	case map[string]any:
 		for _, x := range v {
-			appendStrings(b, x)
+			eachString(x, fn)
 		}
 	}
 }

@@ -424,6 +424,5 @@ func ourStatusLine(raw json.RawMessage, exe string) bool {
 		return false
 	}
 	prog, ok := strings.CutSuffix(sl.Command, " statusline")
-	prog = strings.Trim(prog, `'"`)
-	return ok && (sl.Command == ShellQuote(exe)+" statusline" || strings.HasPrefix(filepath.Base(prog), PortableExe))
+	return ok && (prog == ShellQuote(exe) || strings.HasPrefix(filepath.Base(strings.Trim(prog, `'"`)), PortableExe))
 }
