@@ -1087,4 +1087,9 @@ func TestErrorsSayWhatNext(t *testing.T) {
 			t.Errorf("%v: %d lines, want one: %q", args, n, errs)
 		}
 	}
+	// The status line says so too, quietly (exit 0), instead of
+	// "nothing captured yet".
+	if out, _, code := e.run(t, []byte(`{"session_id":"s"}`), "statusline"); code != 0 || !strings.Contains(out, "store unreadable") {
+		t.Errorf("statusline on a damaged store: %d %q", code, out)
+	}
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/host/store"
@@ -43,15 +45,20 @@ func runStatusline(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stdout, "ctxhook · "+err.Error())
 		return 0
 	}
+	const unreadable = "ctxhook · store unreadable ('ctxhook doctor <harness>' says why)"
 	st, err := store.Open(p.DB(), store.Options{ReadOnly: true})
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintln(env.Stdout, "ctxhook · nothing captured yet")
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stdout, unreadable)
 		return 0
 	}
 	defer st.Close()
 	s, err := st.Stats(id)
 	if err != nil {
-		fmt.Fprintln(env.Stdout, "ctxhook · store unreadable (ctxhook doctor says why)")
+		fmt.Fprintln(env.Stdout, unreadable)
 		return 0
 	}
 	fmt.Fprintln(env.Stdout, statusLine(s))
