@@ -19,8 +19,8 @@ WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -
 all: build
 
 build: ## build bin/ctxhook and the hook client bin/ctxhook-hook
-	$(GO) build -trimpath -buildvcs=auto -o $(BIN) ./host/cmd/ctxhook
-	$(GO) build -trimpath -buildvcs=auto -o $(BIN)-hook ./host/cmd/ctxhook-hook
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN) ./host/cmd/ctxhook
+	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN)-hook ./host/cmd/ctxhook-hook
 
 plugin: ## rebuild plugin/plugin.wasm and its .sha256 from plugin/
 	$(WASM_BUILD) -o plugin/plugin.wasm ./plugin/guest
@@ -149,7 +149,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/internal/termsafe:FuzzWriter \
 	  ./host/internal/config:FuzzParse \
 	  ./host/internal/hookproto:FuzzRead \
-	  ./host/internal/state:FuzzSessionPath; do \
+	  ./host/internal/state:FuzzSessionPath \
+	  ./host/internal/owned:FuzzIsPrivateGroup; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
 	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \

@@ -4,11 +4,10 @@ package owned
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 )
@@ -102,21 +101,29 @@ var private struct {
 	ok   bool
 }
 
-// privateGroup reports whether gid is this user's private group: the
-// process's group, named as the user is.
+// privateGroup reports whether gid is this user's private group
+// (isPrivateGroup), from /etc/passwd and /etc/group.
 func privateGroup(gid uint32) bool {
 	private.once.Do(func() {
-		u, err := user.LookupId(strconv.Itoa(os.Geteuid()))
-		if err != nil {
+		passwd, err1 := readAccounts("/etc/passwd")
+		group, err2 := readAccounts("/etc/group")
+		if err1 != nil || err2 != nil {
 			return
 		}
-		g, err := user.LookupGroupId(strconv.Itoa(os.Getegid()))
-		if err != nil {
-			return
-		}
-		private.gid, private.ok = os.Getegid(), g.Name == u.Username
+		private.gid, private.ok = os.Getegid(), isPrivateGroup(passwd, group, os.Geteuid(), os.Getegid())
 	})
 	return private.ok && int(gid) == private.gid
+}
+
+// readAccounts reads an account file, at most 16 MiB of it.
+func readAccounts(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
+	return string(b), err
 }
 
 // foreign: p is another user's, or others may write it.
