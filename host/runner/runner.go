@@ -96,6 +96,7 @@ type Runner struct {
 	shared   bool // compiled belongs to a Compiled, not to this Runner
 	raw      bool // the plugin has ctxhook_prepare_raw
 	fd       bool // the plugin has the fd exports
+	warm     bool // the plugin has ctxhook_warm
 	timeout  time.Duration
 	io       *guestIO
 	mem      *memoryWatch
@@ -282,6 +283,7 @@ func (r *Runner) validate(ctx context.Context) error {
 	}
 	r.raw = r.inst.FunctionExists(abi.ExportPrepareRaw)
 	r.fd = r.inst.FunctionExists(abi.ExportPrepareFD) && r.inst.FunctionExists(abi.ExportHandleFD)
+	r.warm = r.inst.FunctionExists(abi.ExportWarm)
 	// The first call also starts the guest's Go runtime and runs its
 	// package initialisers, which no input can make loop: it gets the
 	// bound of a large payload, so a loaded machine does not fail it.
@@ -352,6 +354,18 @@ func isFatal(err error) bool {
 		}
 	}
 	return false
+}
+
+// Warm runs the plugin's warm-up (abi.ExportWarm) when it has one: the
+// instance's first real decision then costs what every later one does,
+// about a third of an unwarmed first one. A long-lived host calls it on
+// each new instance before the instance is needed. It decides nothing.
+func (r *Runner) Warm(ctx context.Context) error {
+	if !r.warm {
+		return nil
+	}
+	_, err := r.call(ctx, abi.ExportWarm, nil, initBytes)
+	return err
 }
 
 // CallRaw calls an export with raw bytes; tests use it to compare the

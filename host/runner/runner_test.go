@@ -78,3 +78,57 @@ func TestPreparedCallBound(t *testing.T) {
 		t.Fatal("no effects: the event was not decided")
 	}
 }
+
+// TestWarmChangesNothing: a warmed instance decides a hook exactly as an
+// unwarmed one does, a payload prepared before the warm-up is still held
+// after it, and plugin.wasm has the export (the daemon and the proxy
+// warm every instance they make ahead of need; without the export they
+// would silently stop doing so).
+func TestWarmChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	payload, err := os.ReadFile("../../testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	decideOn := func(warm bool) abi.HandleResponse {
+		r, err := New(ctx, Options{CacheDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close(ctx)
+		if !r.warm {
+			t.Fatal("plugin.wasm has no " + abi.ExportWarm)
+		}
+		prep, err := r.Prepare(ctx, abi.PrepareRequest{Harness: abi.HarnessClaudeCode, Event: "PostToolUse", Payload: string(payload)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if warm {
+			if err := r.Warm(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Event: "PostToolUse", Payload: string(payload), Prepared: prep.Prepared,
+			NowMS: 1_700_000_000_000, RequestID: "r1", Config: abi.Config{Servers: map[string]abi.ServerConfig{"tickets": {Relay: true}}}}
+		// Sent without the payload: a warm-up that dropped the prepared
+		// one would fail it with ErrNotPrepared.
+		lean := req
+		lean.Payload = ""
+		resp, err := r.handle(ctx, lean, len(payload))
+		if err != nil {
+			t.Fatalf("warm=%v: %v", warm, err)
+		}
+		return resp
+	}
+	cold, warm := decideOn(false), decideOn(true)
+	if cold.Stdout != warm.Stdout || len(cold.Effects) != len(warm.Effects) {
+		t.Fatalf("a warmed instance decided otherwise:\ncold %q (%d effects)\nwarm %q (%d effects)", cold.Stdout, len(cold.Effects), warm.Stdout, len(warm.Effects))
+	}
+	for i := range cold.Effects {
+		c, w := cold.Effects[i], warm.Effects[i]
+		if c.Op != w.Op || c.Key != w.Key || c.Value != w.Value || c.Name != w.Name || (c.Event == nil) != (w.Event == nil) ||
+			c.Event != nil && (c.Event.Response != w.Event.Response || c.Event.Text != w.Event.Text || c.Event.Key != w.Event.Key) {
+			t.Fatalf("effect %d differs after a warm-up:\ncold %+v\nwarm %+v", i, c, w)
+		}
+	}
+}

@@ -40,6 +40,12 @@ const (
 	// that HandleResponse.Blobs names, instead of being escaped into the
 	// JSON. Optional for hosts; the Go host uses it.
 	ExportHandleFD = "ctxhook_handle_fd"
+	// ExportWarm takes no input, decides a few fixed sample hooks and
+	// proxy messages and throws the decisions away, and outputs "ok". A
+	// host calls it on a new instance before it is needed, so that the
+	// first real decision does not pay for what the guest does once.
+	// Optional for hosts; it changes nothing an instance decides later.
+	ExportWarm = "ctxhook_warm"
 )
 
 // ErrNotPrepared starts the error of a ctxhook_handle whose Prepared names

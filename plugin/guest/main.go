@@ -169,6 +169,39 @@ func handleFD() int32 {
 	return output(resp)
 }
 
+// warm decides engine.WarmSamples the way the exports above decide a
+// host's input (the JSON of the request, the parse, the decision, the
+// blobs and the JSON of the answer), and keeps nothing: the prepared
+// payload a host may be about to use is left as it was.
+//
+//go:wasmexport ctxhook_warm
+func warm() int32 {
+	for _, s := range engine.WarmSamples() {
+		hdr, err := json.Marshal(s)
+		if err != nil {
+			return fail("warm: " + err.Error())
+		}
+		var req abi.HandleRequest
+		if err := json.Unmarshal(hdr, &req); err != nil {
+			return fail("warm: " + err.Error())
+		}
+		p := engine.ParsePayload(req.Harness, req.Payload)
+		if _, err := p.Prepare(); err != nil {
+			return fail("warm: " + err.Error())
+		}
+		resp, err := engine.HandleParsed(req, p)
+		if err != nil {
+			return fail("warm: " + err.Error())
+		}
+		abi.DetachBlobs(&resp)
+		if _, err := json.Marshal(resp); err != nil {
+			return fail("warm: " + err.Error())
+		}
+	}
+	pdk.OutputString("ok")
+	return 0
+}
+
 func output(v any) int32 {
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "9099ed98356625d763149b0b0e5f3d1a462d7df5cadc41e50c25ad8f359fb558"
+const SHA256 = "021f15989022913359eb4bc572ae3930250fb460d6eadede375d2946a5252637"

@@ -296,6 +296,13 @@ func (s *slot) fill(ctx context.Context, compiled *runner.Compiled, o Options) e
 	if err != nil {
 		return err
 	}
+	// Warmed before its first request: a session's first hook, or a
+	// proxy's first tools/call after install, would otherwise wait for
+	// what the guest does once (runner.Warm).
+	if err := inst.Warm(ctx); err != nil {
+		inst.Close(ctx)
+		return err
+	}
 	eng := hook.NewEngineOn(o.Paths, o.Getenv, inst)
 	eng.Persistent = true
 	eng.Deferred = true
@@ -406,10 +413,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		// Nobody waits for this hook's answer (see hook.Engine.Undelivered).
 		r.claim.Store(1)
 	}
-	go func() {
-		a, ok := decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
-		o.runs.finish(r, a, ok)
-	}()
+	go decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
 	select {
 	case <-r.done:
 	case <-timer.C:
@@ -457,9 +461,22 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	select {
 	case s = <-pool:
 	case <-ctx.Done():
+		o.runs.finish(r, a, false)
 		return a, false
 	}
-	defer func() { pool <- s }()
+	defer func() {
+		o.runs.finish(r, a, ok)
+		// An instance closed below is replaced now, after the answer and
+		// before the slot serves again: the next request finds it made
+		// and warmed, rather than paying for both (an error is the next
+		// request's to report, when fill runs again).
+		if s.eng == nil && ctx.Err() == nil {
+			disarm := watchdog.Arm(o.Watchdog, func() { o.Log("replacing an instance overran the deadline: exiting") })
+			s.fill(ctx, compiled, o)
+			disarm()
+		}
+		pool <- s
+	}()
 	if !r.state.CompareAndSwap(queued, begun) {
 		return a, false
 	}

@@ -72,7 +72,7 @@ func newDecider(o Options, p paths.Paths, warn func(kind, format string, a ...an
 			return
 		}
 		d.mu.Lock()
-		d.ensureLocal(context.Background())
+		d.ensureLocal(context.Background(), true)
 		d.mu.Unlock()
 	}()
 	return d
@@ -158,7 +158,7 @@ func (d *decider) spawn() {
 func (d *decider) decideLocal(ctx context.Context, event string, payload []byte, id string) (string, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if err := d.ensureLocal(ctx); err != nil {
+	if err := d.ensureLocal(ctx, false); err != nil {
 		return "", err
 	}
 	getenv := d.o.Getenv
@@ -195,8 +195,10 @@ func (d *decider) decideLocal(ctx context.Context, event string, payload []byte,
 
 // ensureLocal loads the in-process instance (compiling once, then
 // instantiating), and starts its writer: its events are spooled, so an
-// answer never waits for SQLite.
-func (d *decider) ensureLocal(ctx context.Context) error {
+// answer never waits for SQLite. An instance made ahead of its first
+// message (warm) is warmed too; one made for the message waiting now is
+// not, since warming costs that message more than it saves it.
+func (d *decider) ensureLocal(ctx context.Context, warm bool) error {
 	if d.local != nil {
 		return nil
 	}
@@ -224,6 +226,12 @@ func (d *decider) ensureLocal(ctx context.Context) error {
 	r, err := d.compiled.Instance(ctx)
 	if err != nil {
 		return fmt.Errorf("plugin unavailable: %w", err)
+	}
+	if warm {
+		if err := r.Warm(ctx); err != nil {
+			r.Close(ctx)
+			return fmt.Errorf("plugin unavailable: %w", err)
+		}
 	}
 	d.local, d.localCalls = hook.NewEngineOn(d.paths, d.o.Getenv, r), 0
 	d.local.Persistent, d.local.Deferred = true, true
