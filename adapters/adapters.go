@@ -24,17 +24,25 @@ const OpenCodeMarker = "// ctxhook OpenCode plugin, written by `ctxhook install 
 // plugins/ as a plugin and treats every exported function as one, so the
 // core must not be a separate module there), with the installed paths of
 // plugin.wasm and the ctxhook binary filled in.
-func OpenCodeBundle(wasmPath, ctxhook string) ([]byte, error) {
+//
+// harness is the name the loader gives the plugin: "opencode", or a
+// descendant that loads the same file ("kilo"), so that its events are
+// stored under its own name.
+func OpenCodeBundle(wasmPath, ctxhook, harness string) ([]byte, error) {
 	const importCore = `import { Host } from "@ctxhook/core";`
 	const exportCore = "export { Host, loadPlugin, ABI_VERSION };"
 	const installed = "const INSTALLED = {};"
-	if !bytes.Contains(openCode, []byte(importCore)) || !bytes.Contains(core, []byte(exportCore)) || !bytes.Contains(openCode, []byte(installed)) {
+	const named = `const HARNESS = "opencode";`
+	if !bytes.Contains(openCode, []byte(importCore)) || !bytes.Contains(core, []byte(exportCore)) || !bytes.Contains(openCode, []byte(installed)) ||
+		!bytes.Contains(openCode, []byte(named)) {
 		return nil, errors.New("adapters: the OpenCode plugin sources changed shape; the bundler needs updating")
 	}
 	paths, _ := json.Marshal(map[string]string{"wasm": wasmPath, "ctxhook": ctxhook})
 	inlined := bytes.Replace(core, []byte(exportCore), nil, 1)
 	body := bytes.Replace(openCode, []byte(importCore), nil, 1)
 	body = bytes.Replace(body, []byte(installed), []byte("const INSTALLED = "+string(paths)+";"), 1)
+	name, _ := json.Marshal(harness)
+	body = bytes.Replace(body, []byte(named), []byte("const HARNESS = "+string(name)+";"), 1)
 	var b bytes.Buffer
 	b.WriteString(OpenCodeMarker + "\n")
 	b.Write(inlined)

@@ -11,7 +11,7 @@ import (
 // TestOpenCodeBundleLoads: the bundle is one module whose only export is
 // the plugin, and Node can import it (with @extism/extism resolvable).
 func TestOpenCodeBundleLoads(t *testing.T) {
-	b, err := OpenCodeBundle("/x/plugin.wasm", "/x/ctxhook")
+	b, err := OpenCodeBundle("/x/plugin.wasm", "/x/ctxhook", "opencode")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@google/gemini-cli", GeminiCLIVersion, "gemini"},
 	{"@openai/codex", CodexVersion, "codex"},
 	{"opencode-ai", OpenCodeVersion, "opencode"},
+	{"@kilocode/cli", KiloVersion, "kilo"},
 	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
 }
 

@@ -54,7 +54,33 @@ func prepareOpenCodeDeps() error {
 // writes it into the next call's args in place.
 func TestOpenCode(t *testing.T) {
 	requireE2E(t)
-	opencode := npmInstall(t, "opencode-ai", OpenCodeVersion, "opencode")
+	testOpenCodeFamily(t, openCodeClient{name: "opencode", bin: npmInstall(t, "opencode-ai", OpenCodeVersion, "opencode"),
+		env: "OPENCODE", configFile: "opencode.json", args: []string{"--format", "json", "--print-logs"}})
+}
+
+// KiloVersion is the pinned Kilo CLI release: the newest whose
+// platform binary the npm registry has (7.8.1 names a
+// @kilocode/cli-linux-x64 that was never published).
+const KiloVersion = "7.7.7"
+
+// TestKilo: real Kilo CLI, OpenCode's descendant, with the same loader
+// installed by `ctxhook install kilo` into Kilo's own directories. Its
+// events are stored under "kilo".
+func TestKilo(t *testing.T) {
+	requireE2E(t)
+	testOpenCodeFamily(t, openCodeClient{name: "kilo", bin: npmInstall(t, "@kilocode/cli", KiloVersion, "kilo"),
+		env: "KILO", configFile: "kilo.json", args: []string{"--auto", "--format", "json", "--print-logs"}})
+}
+
+// openCodeClient is OpenCode or a descendant: its name (the harness and
+// its config directory), binary, environment prefix, config file and
+// the arguments of a non-interactive run.
+type openCodeClient struct {
+	name, bin, env, configFile string
+	args                       []string
+}
+
+func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 	if err := prepareOpenCodeDeps(); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +89,7 @@ func TestOpenCode(t *testing.T) {
 	cr := newClientRun(t, script)
 	tmp, home, project, mcpLog, model := cr.Tmp, cr.Home, cr.Project, cr.MCPLog, cr.Model
 	configHome := filepath.Join(home, ".config")
-	ocDir := filepath.Join(configHome, "opencode")
+	ocDir := filepath.Join(configHome, c.name)
 	os.MkdirAll(ocDir, 0o755)
 	if out, err := exec.Command("cp", "-a", openCodeDeps()+"/.", ocDir).CombinedOutput(); err != nil {
 		t.Fatalf("copy OpenCode deps: %v %s", err, out)
@@ -84,26 +110,32 @@ func TestOpenCode(t *testing.T) {
 		"permission": map[string]any{"*": "allow"},
 	}
 	b, _ := json.MarshalIndent(cfg, "", "  ")
-	cfgPath := filepath.Join(tmp, "opencode.json")
+	cfgPath := filepath.Join(tmp, c.configFile)
 	os.WriteFile(cfgPath, b, 0o644)
 	env := isolatedEnv(home, "XDG_CONFIG_HOME="+configHome, "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
-		"OPENCODE_CONFIG="+cfgPath, "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_AUTOUPDATE=1",
-		"OPENCODE_DISABLE_SHARE=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1", "NO_COLOR=1")
+		c.env+"_CONFIG="+cfgPath, c.env+"_DISABLE_MODELS_FETCH=1", c.env+"_DISABLE_AUTOUPDATE=1",
+		c.env+"_DISABLE_SHARE=1", c.env+"_DISABLE_LSP_DOWNLOAD=1", "NO_COLOR=1")
 
-	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "opencode")
+	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", c.name)
 	if err != nil || !strings.Contains(out, "Wrote "+filepath.Join(ocDir, "plugins", "ctxhook.js")) {
-		t.Fatalf("ctxhook install opencode: %v\n%s%s", err, out, errs)
+		t.Fatalf("ctxhook install %s: %v\n%s%s", c.name, err, out, errs)
 	}
 	os.WriteFile(filepath.Join(configHome, "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
-	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", "opencode"); err != nil {
-		t.Fatalf("doctor opencode: %v\n%s", err, out)
+	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", c.name); err != nil {
+		t.Fatalf("doctor %s: %v\n%s", c.name, err, out)
 	}
 
-	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, opencode,
-		"run", "--format", "json", "--print-logs", "Run the deploy-payments workflow and check ticket CVX-5909.")
+	// A probe plugin records each hook's input and output as the client
+	// hands them over, before ctxhook's plugin changes them (the
+	// recorded payloads under testdata/payloads/<client>/ come from it).
+	probeDir := filepath.Join(tmp, "probe")
+	os.WriteFile(filepath.Join(ocDir, "plugins", "00-probe.js"), []byte(probePlugin), 0o644)
+	env = append(env, "CTXHOOK_E2E_PROBE="+probeDir)
+	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, c.bin,
+		append(append([]string{"run"}, c.args...), "Run the deploy-payments workflow and check ticket CVX-5909.")...)
 	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
-		t.Fatalf("opencode: %v\nstdout: %s\nstderr: %s", err, tail(out, 3000), tail(errs, 5000))
+		t.Fatalf("%s: %v\nstdout: %s\nstderr: %s", c.name, err, tail(out, 3000), tail(errs, 5000))
 	}
 	if strings.Contains(errs, "ctxhook:") {
 		t.Errorf("the plugin complained:\n%s", grepLines(errs, "ctxhook:"))
@@ -132,6 +164,61 @@ func TestOpenCode(t *testing.T) {
 		return out
 	})
 	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "tickets_get_ticket")
+	checkProbe(t, probeDir, c.name)
+	// Stored under the client's own name.
+	out, _, err = run(t, time.Minute, env, project, nil, ctxhook, "show", "1")
+	if err != nil || !strings.Contains(out, "("+c.name+")") {
+		t.Errorf("the events are not stored under %s: %v\n%s", c.name, err, tail(out, 2000))
+	}
+}
+
+// probePlugin records every tool hook's input and output, as JSON, into
+// $CTXHOOK_E2E_PROBE, numbered in the order they came.
+const probePlugin = `import { mkdirSync, writeFileSync } from "node:fs";
+let n = 0;
+const rec = (hook) => async (input, output) => {
+  const dir = process.env.CTXHOOK_E2E_PROBE;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(dir + "/" + String(++n).padStart(3, "0") + "-" + hook + ".json", JSON.stringify({ input, output }, null, 2));
+};
+export const Probe = async () => ({ "tool.execute.before": rec("tool.execute.before"), "tool.execute.after": rec("tool.execute.after") });
+`
+
+// checkProbe: the client handed the hooks what the loader is written
+// for: the MCP result with its _meta after a call, and the arguments the
+// model wrote before one (the token not yet in them). With
+// CTXHOOK_RECORD_PAYLOADS=<dir> the hooks of the tickets call are kept
+// there as recorded payloads.
+func checkProbe(t *testing.T, dir, client string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var before, after, meta []byte
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		switch s := string(b); {
+		case strings.Contains(s, "tickets_get_ticket") && strings.HasSuffix(f, "-tool.execute.before.json"):
+			before = b
+		case strings.Contains(s, "tickets_get_ticket"):
+			after = b
+		case strings.Contains(s, "workflow_step") && strings.HasSuffix(f, "-tool.execute.after.json") && meta == nil:
+			meta = b
+		}
+	}
+	if before == nil || after == nil || meta == nil {
+		t.Fatalf("%s: the probe saw no tool hooks of the tickets call, or no workflow step's result (%d files)", client, len(files))
+	}
+	if !strings.Contains(string(meta), `"_meta"`) || !strings.Contains(string(meta), `"session_token"`) {
+		t.Errorf("%s: tool.execute.after has no MCP result with _meta:\n%s", client, tail(string(meta), 1500))
+	}
+	if strings.Contains(string(before), "session_token") {
+		t.Errorf("%s: the probe saw the arguments after ctxhook changed them:\n%s", client, before)
+	}
+	if out := os.Getenv("CTXHOOK_RECORD_PAYLOADS"); out != "" {
+		os.MkdirAll(out, 0o755)
+		os.WriteFile(filepath.Join(out, "hook-tool.execute.before.json"), before, 0o644)
+		os.WriteFile(filepath.Join(out, "hook-tool.execute.after.json"), after, 0o644)
+		os.WriteFile(filepath.Join(out, "hook-tool.execute.after-meta.json"), meta, 0o644)
+	}
 }
 
 func grepLines(s, sub string) string {

@@ -36,6 +36,25 @@ type Harness struct {
 	// Plugin: the harness loads ctxhook in-process (a JS plugin) rather
 	// than running hook commands.
 	Plugin bool `json:"plugin,omitempty"`
+	// Dialect names the harness whose hook format and adapter this one
+	// shares (a descendant speaking its parent's format), "" when it has
+	// its own.
+	Dialect string `json:"dialect,omitempty"`
+	// For a plugin harness: its config directory under XDG_CONFIG_HOME
+	// (or ~/.config), the project's one, and the config file in them
+	// that lists MCP servers.
+	ConfigDir  string `json:"config_dir,omitempty"`
+	ProjectDir string `json:"project_dir,omitempty"`
+	ConfigFile string `json:"config_file,omitempty"`
+}
+
+// Adapter is the directory under adapters/ with the harness's in-process
+// loader: its dialect's.
+func (h Harness) Adapter() string {
+	if h.Dialect != "" {
+		return h.Dialect
+	}
+	return h.Name
 }
 
 var all []Harness

@@ -32,8 +32,11 @@ func TestRegistryComplete(t *testing.T) {
 		case h.Plugin && h.Hooks != "":
 			t.Errorf("%s is a plugin with a hooks template", h.Name)
 		case h.Plugin:
-			if _, err := os.Stat(filepath.Join("..", "adapters", h.Name)); err != nil {
-				t.Errorf("%s: no adapters/%s: %v", h.Name, h.Name, err)
+			if _, err := os.Stat(filepath.Join("..", "adapters", h.Adapter())); err != nil {
+				t.Errorf("%s: no adapters/%s: %v", h.Name, h.Adapter(), err)
+			}
+			if h.ConfigDir == "" || h.ProjectDir == "" || h.ConfigFile == "" {
+				t.Errorf("%s: a plugin harness names its config dir, project dir and config file", h.Name)
 			}
 		default:
 			b, err := FS.ReadFile(h.Hooks)

@@ -7,6 +7,12 @@
 // 1.18.33 needs it applied:
 //   - tool.execute.before: output.args is the very object sent to the MCP
 //     server, so it is changed in place (OpenCode ignores a new object).
+//     The change lasts for the call: tool.execute.after puts back what
+//     the model wrote, after the after-hook is decided, and
+//     experimental.chat.messages.transform puts it back in the copy of
+//     the conversation sent to the model. Kilo CLI stores the changed
+//     arguments with the call, so the token would otherwise reach the
+//     model on every later turn.
 //   - tool.execute.after: for MCP tools output is the raw CallToolResult
 //     (with _meta, which the plugin captures tokens from); a large result
 //     is replaced by its head and a pointer, and text for the model is
@@ -61,6 +67,20 @@ export const CtxhookPlugin = async (ctx, options = {}) => {
   }
   const directory = ctx?.directory ?? process.cwd();
   const servers = mcpServerNames(ctx?.client);
+  // What tool.execute.before changed in each call's args, to put back
+  // when the call ends: callID -> { args, was: { key: [present, value] } }.
+  // Bounded: a call whose after-hook never comes is forgotten in time.
+  const changed = new Map();
+  const putBack = (args, was) => {
+    for (const [k, [present, v]] of Object.entries(was)) {
+      if (present) args[k] = v;
+      else delete args[k];
+    }
+  };
+  const restore = (callID) => {
+    const c = changed.get(callID);
+    if (c) putBack(c.args, c.was);
+  };
   const decide = async (hook, input, output) => {
     const payload = JSON.stringify({ hook, directory, mcp_servers: await servers, input, output });
     return parseAnswer((await host.decide(HARNESS, hook, payload)).stdout);
@@ -70,11 +90,25 @@ export const CtxhookPlugin = async (ctx, options = {}) => {
       const answer = await decide("tool.execute.before", input, output);
       const args = output?.args;
       if (!answer?.args || !args || typeof args !== "object") return;
-      for (const k of Object.keys(args)) if (!(k in answer.args)) delete args[k];
+      const was = {};
+      for (const k of Object.keys(args)) if (!(k in answer.args)) (was[k] = [true, args[k]]), delete args[k];
+      for (const [k, v] of Object.entries(answer.args)) {
+        if (!(k in args)) was[k] = [false];
+        else if (args[k] !== v && !(k in was)) was[k] = [true, args[k]];
+      }
       Object.assign(args, answer.args);
+      if (input?.callID && Object.keys(was).length) {
+        changed.set(input.callID, { args, was });
+        if (changed.size > 4096) changed.delete(changed.keys().next().value);
+      }
     },
     "tool.execute.after": async (input, output) => {
-      const answer = await decide("tool.execute.after", input, output);
+      let answer;
+      try {
+        answer = await decide("tool.execute.after", input, output);
+      } finally {
+        restore(input?.callID);
+      }
       if (!answer || !output) return;
       // A large MCP result: its head and a pointer to the stored event,
       // written into the same content array OpenCode renders from.
@@ -87,6 +121,26 @@ export const CtxhookPlugin = async (ctx, options = {}) => {
         output.content.push({ type: "text", text });
       } else if (typeof output.output === "string") {
         output.output += `\n\n${text}`;
+      }
+    },
+    // The conversation about to be sent to the model: a call whose
+    // arguments tool.execute.before changed shows them as the model
+    // wrote them. Each such part is replaced by a copy, so nothing
+    // stored is changed.
+    "experimental.chat.messages.transform": async (input, output) => {
+      if (!changed.size || !Array.isArray(output?.messages)) return;
+      for (const m of output.messages) {
+        const parts = m?.parts;
+        if (!Array.isArray(parts)) continue;
+        for (let i = 0; i < parts.length; i++) {
+          const p = parts[i];
+          const c = p?.type === "tool" && changed.get(p.callID);
+          const args = c && p.state?.input;
+          if (!args || typeof args !== "object") continue;
+          const shown = { ...args };
+          putBack(shown, c.was);
+          parts[i] = { ...p, state: { ...p.state, input: shown } };
+        }
       }
     },
     "chat.message": async (input, output) => {

@@ -68,6 +68,11 @@ const (
 	// HarnessOpenCode is the OpenCode plugin loader: the payload is an
 	// OpenCodePayload and stdout an OpenCodeAnswer (see ABI.md).
 	HarnessOpenCode = "opencode"
+	// HarnessKilo is Kilo CLI, a descendant of OpenCode with the same
+	// plugin API: the OpenCode loader runs there unchanged, and its
+	// payloads and answers are HarnessOpenCode's. Events are stored under
+	// this name.
+	HarnessKilo = "kilo"
 	// HarnessTranscript chunks session transcripts: the payload is a
 	// TranscriptPayload, the event its format, stdout a TranscriptAnswer.
 	HarnessTranscript = "transcript"

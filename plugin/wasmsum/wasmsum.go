@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "021f15989022913359eb4bc572ae3930250fb460d6eadede375d2946a5252637"
+const SHA256 = "8bd5218efd740b2c2280d0d7d4eda75004275e3b2754c7136dc56f01d4bcb80f"

@@ -65,6 +65,22 @@ for (const mode of Object.keys(modes)) test(`${mode}: token captured from _meta 
   assert.equal(next.output.args, args2);
   assert.deepEqual(args2, { id: "TCK-42", session_token: "srv-tok-TCK-42" });
 
+  // When the call ends its args are what the model wrote again (Kilo CLI
+  // sends that same object back to the model), after the after-hook was
+  // decided on what the server got.
+  const end = recorded("tool.execute.after");
+  assert.equal(end.input.callID, next.input.callID);
+  await hooks["tool.execute.after"](end.input, end.output);
+  assert.deepEqual(args2, { id: "TCK-42" });
+  // and the conversation sent to the model shows them so, whatever the
+  // harness stored (a copy of the changed ones, as Kilo CLI keeps).
+  const part = { type: "tool", callID: next.input.callID, tool: next.input.tool,
+    state: { status: "completed", input: { id: "TCK-42", session_token: "srv-tok-TCK-42" }, output: "ok" } };
+  const messages = [{ info: { role: "assistant" }, parts: [part] }];
+  await hooks["experimental.chat.messages.transform"]({}, { messages });
+  assert.deepEqual(messages[0].parts[0].state.input, { id: "TCK-42" });
+  assert.deepEqual(part.state.input, { id: "TCK-42", session_token: "srv-tok-TCK-42" }, "the stored part was changed");
+
   // The response is in the store, found by `ctxhook search` (a daemon
   // stores it just after answering), token redacted.
   const hits = await searchSoon(env, "Printer on floor 3");

@@ -132,8 +132,8 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	}
 
 	fmt.Fprintln(w, "\n"+h.Title)
-	if h.Name == install.OpenCode.Name {
-		doctorOpenCode(env, okf, bad, info)
+	if h.Plugin {
+		doctorOpenCode(env, h, okf, bad, info)
 		return finish(w, problems)
 	}
 	wiredAnywhere := map[string]bool{}
@@ -201,16 +201,16 @@ func finish(w io.Writer, problems int) int {
 	return 0
 }
 
-func doctorOpenCode(env Env, okf, bad, info func(string, ...any)) {
+func doctorOpenCode(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
 	wd, _ := os.Getwd()
 	found := false
 	for _, scope := range []string{"user", "project"} {
-		dir, err := install.OpenCodeDir(scope, env.Getenv, wd)
+		dir, err := install.PluginDir(h, scope, env.Getenv, wd)
 		if err != nil {
 			bad("%v", err)
 			continue
 		}
-		f := install.OpenCodePaths(dir)
+		f := install.OpenCodePaths(h, dir)
 		s := install.CheckOpenCode(f, plugin.Wasm)
 		if !s.Plugin {
 			info("%s config %s: no ctxhook plugin", scope, dir)
@@ -221,19 +221,19 @@ func doctorOpenCode(env Env, okf, bad, info func(string, ...any)) {
 		if s.WasmCurrent {
 			okf("plugin.wasm matches this binary's")
 		} else {
-			bad("%s is missing or from another ctxhook version (re-run 'ctxhook install opencode')", f.Wasm)
+			bad("%s is missing or from another ctxhook version (re-run 'ctxhook install %s')", f.Wasm, h.Name)
 		}
 		switch {
 		case s.DependencyInstalled:
 			okf("@extism/extism installed in %s", dir)
 		case s.Dependency:
-			info("@extism/extism is listed in %s; OpenCode installs it on start (offline: npm install there)", f.PackageJSON)
+			info("@extism/extism is listed in %s; %s installs it on start (offline: npm install there)", f.PackageJSON, h.Title)
 		default:
-			bad("@extism/extism is not in %s (re-run 'ctxhook install opencode')", f.PackageJSON)
+			bad("@extism/extism is not in %s (re-run 'ctxhook install %s')", f.PackageJSON, h.Name)
 		}
 	}
 	if !found {
-		bad("the ctxhook plugin is not installed (run 'ctxhook install opencode')")
+		bad("the ctxhook plugin is not installed (run 'ctxhook install %s')", h.Name)
 	}
 }
 

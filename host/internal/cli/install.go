@@ -125,7 +125,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
-	if f.harness.Name == install.OpenCode.Name {
+	if f.harness.Plugin {
 		return installOpenCode(ctx, env, f, true)
 	}
 	path, err := settingsPath(env, f.harness, f.scope)
@@ -295,7 +295,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	if f.harness.Name == install.OpenCode.Name {
+	if f.harness.Plugin {
 		return installOpenCode(ctx, env, f, false)
 	}
 	path, err := settingsPath(env, f.harness, f.scope)
@@ -399,14 +399,15 @@ func ownMCPServer(env Env, f installFlags, add bool) int {
 	return 0
 }
 
-// installOpenCode writes or removes the OpenCode plugin.
+// installOpenCode writes or removes the OpenCode plugin, in OpenCode's
+// directories or a descendant's (Kilo CLI).
 func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int {
 	wd, _ := os.Getwd()
-	dir, err := install.OpenCodeDir(f.scope, env.Getenv, wd)
+	dir, err := install.PluginDir(f.harness, f.scope, env.Getenv, wd)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	files := install.OpenCodePaths(dir)
+	files := install.OpenCodePaths(f.harness, dir)
 	if f.dryRun {
 		verb := map[bool]string{true: "write", false: "remove"}[add]
 		fmt.Fprintf(env.Stdout, "dry run: would %s %s and %s, and %s @extism/extism %s in %s\n", verb, files.Plugin, files.Wasm,
@@ -440,11 +441,11 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	if created, err := writeDefaultConfig(p.Config); err == nil && created {
 		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
 	}
-	fmt.Fprintf(w, "\nOpenCode installs @extism/extism into %s on its next start (bun install).\n", dir)
+	fmt.Fprintf(w, "\n%s installs @extism/extism into %s on its next start (bun install).\n", f.harness.Title, dir)
 	fmt.Fprintf(w, "Offline, or to do it now: (cd %s && npm install)\n", install.ShellQuote(dir))
 	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
-	fmt.Fprintln(w, "Check the wiring any time with 'ctxhook doctor opencode'.")
+	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
 }
 

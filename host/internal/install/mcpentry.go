@@ -55,16 +55,16 @@ func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string
 			base = filepath.Join(dir, ".cursor")
 		}
 		return MCPEntry{filepath.Join(base, "mcp.json"), []string{"mcpServers"}, stdioEntry(false)}, true
-	case OpenCode.Name:
-		d, err := OpenCodeDir(scope, getenv, dir)
+	}
+	if h.Plugin {
+		d, err := PluginDir(h, scope, getenv, dir)
 		if err != nil {
 			return MCPEntry{}, false
 		}
-		name := "opencode.json"
 		if scope == "project" {
-			d, name = dir, "opencode.json"
+			d = dir // opencode.json, kilo.json: at the project's root
 		}
-		return MCPEntry{filepath.Join(d, name), []string{"mcp"}, func(exe string) any {
+		return MCPEntry{filepath.Join(d, h.ConfigFile), []string{"mcp"}, func(exe string) any {
 			return map[string]any{"type": "local", "command": []string{exe, "mcp"}, "enabled": true}
 		}}, true
 	}

@@ -15,6 +15,8 @@ import (
 
 // OpenCode has no hook commands: ctxhook runs inside it as a plugin file
 // in <config dir>/plugins/, which loads plugin.wasm with @extism/extism.
+// Kilo CLI, its descendant, loads the same file from its own directories
+// (harnesses.json: config_dir, project_dir); everything below serves both.
 // Install writes three things, and uninstall takes back exactly those:
 //   - plugins/ctxhook.js, the bundled loader (it starts with a marker line,
 //     and only a file with that marker is ever replaced or removed);
@@ -26,29 +28,32 @@ import (
 // ExtismVersion is the @extism/extism release the loader is tested with.
 const ExtismVersion = "1.0.3"
 
-// OpenCodeDir returns OpenCode's config directory for a scope.
-func OpenCodeDir(scope string, getenv func(string) string, dir string) (string, error) {
+// PluginDir returns a plugin harness's config directory for a scope.
+func PluginDir(h Harness, scope string, getenv func(string) string, dir string) (string, error) {
 	switch scope {
 	case "user":
 		if x := getenv("XDG_CONFIG_HOME"); x != "" {
-			return filepath.Join(x, "opencode"), nil
+			return filepath.Join(x, h.ConfigDir), nil
 		}
-		if h := Home(getenv); h != "" {
-			return filepath.Join(h, ".config", "opencode"), nil
+		if home := Home(getenv); home != "" {
+			return filepath.Join(home, ".config", h.ConfigDir), nil
 		}
 		return "", errors.New("install: HOME is not set")
 	case "project":
-		return filepath.Join(dir, ".opencode"), nil
+		return filepath.Join(dir, h.ProjectDir), nil
 	}
 	return "", fmt.Errorf("install: unknown scope %q (want user or project)", scope)
 }
 
-// OpenCodeFiles names what install writes under dir.
-type OpenCodeFiles struct{ Dir, Plugin, Wasm, Record, PackageJSON string }
+// OpenCodeFiles names what install writes under Dir for Harness.
+type OpenCodeFiles struct {
+	Harness                                string
+	Dir, Plugin, Wasm, Record, PackageJSON string
+}
 
-// OpenCodePaths returns the files for a config directory.
-func OpenCodePaths(dir string) OpenCodeFiles {
-	return OpenCodeFiles{Dir: dir, Plugin: filepath.Join(dir, "plugins", "ctxhook.js"),
+// OpenCodePaths returns the files for a plugin harness's config directory.
+func OpenCodePaths(h Harness, dir string) OpenCodeFiles {
+	return OpenCodeFiles{Harness: h.Name, Dir: dir, Plugin: filepath.Join(dir, "plugins", "ctxhook.js"),
 		Wasm: filepath.Join(dir, "ctxhook", "plugin.wasm"), Record: filepath.Join(dir, "ctxhook", "installed.json"),
 		PackageJSON: filepath.Join(dir, "package.json")}
 }
@@ -96,7 +101,7 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j J
 		}
 		return done, nil
 	}
-	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe)
+	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 		return parseGemini(payload)
 	case abi.HarnessCursor:
 		return parseCursor(payload)
-	case abi.HarnessOpenCode:
+	case abi.HarnessOpenCode, abi.HarnessKilo:
 		return parseOpenCode(payload)
 	case abi.HarnessMCPProxy:
 		return parseProxy(payload, e)
