@@ -15,6 +15,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -135,6 +136,14 @@ func (s *Store) init(o Options) error {
 	if o.ReadOnly {
 		v, err := s.userVersion()
 		s.version = v
+		if err == nil && v == 0 {
+			// A file without the schema yet: the first writer (the daemon
+			// just started, a hook) has created it and is migrating it, or
+			// a store emptied by hand. For a reader it is a store that does
+			// not exist yet, not a damaged one: doctor right after install
+			// said "no such table: events".
+			return fmt.Errorf("store: %s has no schema yet: %w", s.path, fs.ErrNotExist)
+		}
 		return err
 	}
 	// Switching a new database to WAL does not wait on the busy handler:

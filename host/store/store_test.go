@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -433,4 +434,32 @@ func TestRefusesOthersFiles(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o666 {
 		t.Errorf("another user's file was changed: %v", fi.Mode().Perm())
 	}
+}
+
+// TestReadOnlyBeforeSchema: a reader that meets the store file before
+// its first writer has created the schema (doctor run at once after
+// install, while the daemon it started opens the store) sees a store
+// that does not exist yet, not a damaged one.
+func TestReadOnlyBeforeSchema(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "ctxhook.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, Options{ReadOnly: true}); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a store without its schema, read-only: err = %v, want one that is fs.ErrNotExist", err)
+	}
+	w, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r, err := Open(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("after the writer made the schema: %v", err)
+	}
+	if _, err := r.Stats(""); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
 }

@@ -3,8 +3,10 @@ package cli
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -112,7 +114,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		okf("config %s (relay enabled for %s)", p.Config, strings.Join(relay, ", "))
 	}
 	if st, err := store.Open(p.DB(), store.Options{ReadOnly: true}); err != nil {
-		if _, serr := os.Lstat(p.DB()); serr != nil {
+		if errors.Is(err, fs.ErrNotExist) {
 			info("no store yet at %s (created by the first hook)", p.DB())
 		} else {
 			bad("%v", err)
