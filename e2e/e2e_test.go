@@ -59,6 +59,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@openai/codex", CodexVersion, "codex"},
 	{"opencode-ai", OpenCodeVersion, "opencode"},
 	{"@kilocode/cli", KiloVersion, "kilo"},
+	{"@factory/cli-linux-x64", DroidVersion, ""},
 	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
 }
 

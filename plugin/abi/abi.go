@@ -61,6 +61,10 @@ const (
 	// HarnessCodex is OpenAI Codex CLI, whose command hooks take Claude
 	// Code's payloads and answers (its tool_response also carries _meta).
 	HarnessCodex = "codex"
+	// HarnessDroid is Factory Droid's command hooks: Claude Code's
+	// payloads and answers, with MCP tools named <server>___<tool> and a
+	// PostToolUse tool_response that is the result's text alone.
+	HarnessDroid = "droid"
 	// HarnessGemini is Gemini CLI's command hooks.
 	HarnessGemini = "gemini"
 	// HarnessCursor is Cursor's command hooks (hooks.json version 1).

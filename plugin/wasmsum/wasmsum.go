@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "8bd5218efd740b2c2280d0d7d4eda75004275e3b2754c7136dc56f01d4bcb80f"
+const SHA256 = "5142bee3cb71513630db9feb3dbe058440f0513e3f2b62f2fa9e51b52b4dd09c"

@@ -144,19 +144,40 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	for _, t := range req.Tools {
 		offered[t.Function.Name] = true
 	}
+	// Factory Droid names MCP tools <server>___<tool> and offers them only
+	// once the model has asked for them with its ToolSearch tool.
+	droid := offered["ToolSearch"]
 	name := func(tool string) string {
 		server, n := splitScripted(tool)
+		if droid {
+			return server + "___" + n
+		}
 		return server + "_" + n
 	}
 	main := false
 	scripted := map[string]bool{}
+	var names []string
 	for _, st := range s.Script {
+		if !scripted[name(st.Tool)] {
+			names = append(names, name(st.Tool))
+		}
 		scripted[name(st.Tool)] = true
 		main = main || offered[name(st.Tool)]
 	}
+	searched := false
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			searched = searched || c.Function.Name == "ToolSearch"
+		}
+	}
 	var delta map[string]any
 	finish := "stop"
-	if !main {
+	if droid && !main && !searched && len(names) > 0 {
+		args, _ := json.Marshal(map[string]string{"query": "select:" + strings.Join(names, ",")})
+		delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_search", "type": "function",
+			"function": map[string]any{"name": "ToolSearch", "arguments": string(args)}}}}
+		finish = "tool_calls"
+	} else if !main {
 		delta = map[string]any{"role": "assistant", "content": "ok"}
 	} else {
 		calls := map[string]string{}

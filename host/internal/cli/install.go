@@ -469,6 +469,12 @@ var harnessNotes = map[string][]string{
 		"run relay servers through the proxy: 'ctxhook install gemini --wrap-mcp <server>'.",
 		"Hooks need hooksConfig.enabled (the default since Gemini CLI 0.26).",
 	},
+	"droid": {
+		"Droid's hooks see an MCP result as its text only, never its _meta: for servers that",
+		"return their token there, run them through the proxy: 'ctxhook install droid --wrap-mcp <server>'.",
+		"Droid lists MCP tools only after the model asks for them (ToolSearch), or with",
+		"'droid exec --add-tools MCP:<server>'. Shaping does not apply: Droid's hooks cannot replace a result.",
+	},
 	"cursor": {
 		"Cursor names MCP tools without their server in preToolUse (\"MCP:<tool>\"). ctxhook",
 		"learns each tool's server from afterMCPExecution and injects a token only into tools",

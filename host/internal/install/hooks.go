@@ -43,6 +43,7 @@ var (
 	Codex  = byName("codex")
 	Gemini = byName("gemini")
 	Cursor = byName("cursor")
+	Droid  = byName("droid")
 	// OpenCode runs ctxhook in-process as a plugin file, not as hook
 	// commands: see opencode.go. It has no hooks template.
 	OpenCode = byName("opencode")
@@ -75,6 +76,8 @@ func (h Harness) HooksPath(scope string, getenv func(string) string, dir string)
 		user, project = filepath.Join(home, ".gemini", "settings.json"), filepath.Join(dir, ".gemini", "settings.json")
 	case Cursor.Name:
 		user, project = filepath.Join(home, ".cursor", "hooks.json"), filepath.Join(dir, ".cursor", "hooks.json")
+	case Droid.Name:
+		user, project = filepath.Join(home, ".factory", "settings.json"), filepath.Join(dir, ".factory", "settings.json")
 	default:
 		return "", fmt.Errorf("install: unknown harness %q", h.Name)
 	}

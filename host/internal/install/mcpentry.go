@@ -49,12 +49,13 @@ func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string
 	case Gemini.Name:
 		p, _ := h.HooksPath(scope, getenv, dir)
 		return MCPEntry{p, []string{"mcpServers"}, stdioEntry(false)}, true
-	case Cursor.Name:
-		base := filepath.Join(home, ".cursor")
+	case Cursor.Name, Droid.Name:
+		sub := map[string]string{Cursor.Name: ".cursor", Droid.Name: ".factory"}[h.Name]
+		base := filepath.Join(home, sub)
 		if scope == "project" {
-			base = filepath.Join(dir, ".cursor")
+			base = filepath.Join(dir, sub)
 		}
-		return MCPEntry{filepath.Join(base, "mcp.json"), []string{"mcpServers"}, stdioEntry(false)}, true
+		return MCPEntry{filepath.Join(base, "mcp.json"), []string{"mcpServers"}, stdioEntry(h.Name == Droid.Name)}, true
 	}
 	if h.Plugin {
 		d, err := PluginDir(h, scope, getenv, dir)

@@ -33,6 +33,15 @@ func MCPName(name, knownServer string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
+// DroidName splits Factory Droid's MCP tool name "<server>___<tool>".
+func DroidName(name string) (server, tool string, ok bool) {
+	server, tool, ok = strings.Cut(name, "___")
+	if !ok || server == "" || tool == "" {
+		return "", "", false
+	}
+	return server, tool, true
+}
+
 var builtin = map[string]string{
 	"Read":         abi.CategoryFileRead,
 	"NotebookRead": abi.CategoryFileRead,

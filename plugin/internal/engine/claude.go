@@ -29,7 +29,7 @@ func (h claudeHook) decide(d *decision, event string) {
 	}
 	switch event {
 	case claude.PreToolUse:
-		d.preTool(h.call(event), true, func(updated json.RawMessage, hint string) string {
+		d.preTool(h.call(d, event), true, func(updated json.RawMessage, hint string) string {
 			if updated == nil {
 				return claude.AdditionalContext(event, hint)
 			}
@@ -38,7 +38,7 @@ func (h claudeHook) decide(d *decision, event string) {
 	case claude.PostToolUse, claude.PostToolUseFailure:
 		// Codex ignores updatedMCPToolOutput: only Claude Code is shaped.
 		canReplace := d.req.Harness == abi.HarnessClaudeCode
-		c := h.call(event)
+		c := h.call(d, event)
 		h.overflow(d, &c)
 		d.postTool(c, canReplace, func(context, replacement string) string {
 			return claude.PostToolUseOutput(event, context, replacement)
@@ -95,20 +95,28 @@ func (h claudeHook) overflow(d *decision, c *toolCall) {
 }
 
 // indexTranscript asks the host to index what is new in the session's
-// transcript (Claude Code and Codex name it in every payload).
+// transcript (Claude Code and Codex name it in every payload). Droid's
+// transcripts are in a format of its own, which ctxhook does not read.
 func (h claudeHook) indexTranscript(d *decision, final bool) {
-	if h.p.TranscriptPath == "" {
+	if h.p.TranscriptPath == "" || d.req.Harness == abi.HarnessDroid {
 		return
 	}
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpIndexTranscript, Session: d.session,
 		Path: h.p.TranscriptPath, Format: d.req.Harness, Final: final})
 }
 
-func (h claudeHook) call(event string) toolCall {
+func (h claudeHook) call(d *decision, event string) toolCall {
 	p := h.p
 	c := toolCall{event: event, cwd: p.Cwd, tool: p.ToolName, toolUseID: p.ToolUseID,
 		category: classify.Tool(p.ToolName), input: p.ToolInput, response: p.ToolResponse}
-	c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+	if d.req.Harness == abi.HarnessDroid {
+		c.server, c.mcpTool, c.isMCP = classify.DroidName(p.ToolName)
+		if c.isMCP {
+			c.category = abi.CategoryMCP
+		}
+	} else {
+		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+	}
 	if event == claude.PostToolUseFailure {
 		c.failed, c.response = true, p.Error
 	}

@@ -1,0 +1,171 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// DroidVersion is the pinned Factory Droid binary. @factory/cli 0.225.1
+// names a @factory/cli-linux-x64 0.225.1 that was never published; the
+// platform package's 0.225.2 is what runs.
+const DroidVersion = "0.225.2"
+
+// droidBinary installs the pinned Droid binary and returns its path.
+func droidBinary(t *testing.T) string {
+	t.Helper()
+	if err := npmInstallErr("@factory/cli-linux-x64", DroidVersion, ""); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := clientPath("@factory/cli-linux-x64", DroidVersion, "")
+	return filepath.Join(dir, "node_modules", "@factory", "cli-linux-x64", "bin", "droid")
+}
+
+// TestDroid: real Factory Droid, with ctxhook's hooks installed by
+// `ctxhook install droid` and its own model set to the fake one (a
+// custom model: no Factory login). Droid speaks Claude Code's hook format
+// with its own MCP tool names (<server>___<tool>) and hands PostToolUse
+// the result's text only, so the workflow server's token is captured
+// from the text; Droid offers MCP tools only after the model asked for
+// them with ToolSearch.
+func TestDroid(t *testing.T) {
+	requireE2E(t)
+	droid := droidBinary(t)
+	ctxhook, testmcp := binaries(t)
+	script := workflowScript(3, map[int]string{2: "CVX-5909"})
+	cr := newClientRun(t, script)
+	home, project, mcpLog, model := cr.Home, cr.Project, cr.MCPLog, cr.Model
+	factory := filepath.Join(home, ".factory")
+	os.MkdirAll(factory, 0o755)
+	settings := map[string]any{"customModels": []any{map[string]any{"model": "fake-model", "displayName": "Fake",
+		"baseUrl": model.URL + "/v1", "apiKey": "sk-fake", "provider": "generic-chat-completion-api", "maxOutputTokens": 1024}}}
+	b, _ := json.MarshalIndent(settings, "", "  ")
+	os.WriteFile(filepath.Join(factory, "settings.json"), b, 0o644)
+	mcp := map[string]any{"mcpServers": map[string]any{
+		"workflow": map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "workflow"}, "env": map[string]string{"TESTMCP_LOG": mcpLog}},
+		"tickets":  map[string]any{"type": "stdio", "command": testmcp, "args": []string{"-mode", "tickets"}, "env": map[string]string{"TESTMCP_LOG": mcpLog}},
+	}}
+	b, _ = json.MarshalIndent(mcp, "", "  ")
+	os.WriteFile(filepath.Join(factory, "mcp.json"), b, 0o644)
+	env := isolatedEnv(home, "FACTORY_DROID_AUTO_UPDATE_ENABLED=false", "FACTORY_DISABLE_KEYRING=1", "NO_COLOR=1",
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
+
+	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "droid")
+	if err != nil || !strings.Contains(out, filepath.Join(factory, "settings.json")) {
+		t.Fatalf("ctxhook install droid: %v\n%s%s", err, out, errs)
+	}
+	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
+	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", "droid"); err != nil {
+		t.Fatalf("doctor droid: %v\n%s", err, out)
+	}
+	// Each hook's payload is recorded on its way to ctxhook.
+	record := filepath.Join(cr.Tmp, "hooks.jsonl")
+	recordHooks(t, filepath.Join(factory, "settings.json"), ctxhook, record)
+
+	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, droid, "exec", "--skip-permissions-unsafe",
+		"--add-tools", "MCP:workflow,MCP:tickets", "-m", "custom:fake-model", "Run the deploy-payments workflow and check ticket CVX-5909.")
+	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
+		t.Fatalf("droid: %v\nstdout: %s\nstderr: %s", err, tail(out, 3000), tail(errs, 5000))
+	}
+	calls := readToolCalls(t, mcpLog)
+	if steps := checkRelayChain(t, calls, len(script)); steps != 3 {
+		t.Fatalf("%d steps reached the server", steps)
+	}
+	checkModelNeverSentToken(t, model, func(body []byte) []string {
+		var req struct {
+			Messages []struct {
+				ToolCalls []struct {
+					Function struct{ Name, Arguments string } `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(body, &req)
+		var out []string
+		for _, m := range req.Messages {
+			for _, c := range m.ToolCalls {
+				if c.Function.Name == "workflow___step" {
+					out = append(out, c.Function.Arguments)
+				}
+			}
+		}
+		return out
+	})
+	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "tickets___get_ticket")
+	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "show", "1"); err != nil || !strings.Contains(out, "(droid)") {
+		t.Errorf("the events are not stored under droid: %v\n%s", err, tail(out, 2000))
+	}
+	checkDroidRecord(t, record)
+}
+
+// recordHooks makes each ctxhook hook command in a settings file append
+// its payload to record (one JSON line: event, payload) before running.
+func recordHooks(t *testing.T, settings, ctxhook, record string) {
+	t.Helper()
+	b, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(filepath.Dir(record), "record-hook.sh")
+	script := "#!/bin/sh\nfor a; do ev=$a; done\npayload=$(cat)\nprintf '%s' \"$payload\" | jq -c --arg ev \"$ev\" '{event:$ev,payload:.}' >> " +
+		record + "\nprintf '%s' \"$payload\" | \"$@\"\n"
+	os.WriteFile(wrapper, []byte(script), 0o755)
+	s := strings.ReplaceAll(string(b), `"command": "`+ctxhook, `"command": "`+wrapper+" "+ctxhook)
+	if s == string(b) {
+		t.Fatalf("no ctxhook hook command in %s", settings)
+	}
+	os.WriteFile(settings, []byte(s), 0o644)
+}
+
+// checkDroidRecord: Droid handed the hooks what the dialect is written
+// for (PostToolUse's tool_response a string, the MCP tool named
+// <server>___<tool>). With CTXHOOK_RECORD_PAYLOADS=<dir>, one payload of
+// each event is kept there.
+func checkDroidRecord(t *testing.T, record string) {
+	t.Helper()
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatalf("no hook was recorded: %v", err)
+	}
+	kept := map[string]json.RawMessage{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r struct {
+			Event   string          `json:"event"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if json.Unmarshal([]byte(line), &r) != nil {
+			continue
+		}
+		var p struct {
+			ToolName     string          `json:"tool_name"`
+			ToolResponse json.RawMessage `json:"tool_response"`
+		}
+		json.Unmarshal(r.Payload, &p)
+		name := r.Event
+		if p.ToolName == "tickets___get_ticket" || p.ToolName == "workflow___step" {
+			name += "-" + p.ToolName
+			if r.Event == "PostToolUse" && (len(p.ToolResponse) == 0 || p.ToolResponse[0] != '"') {
+				t.Errorf("PostToolUse's tool_response is not a string: %.200s", p.ToolResponse)
+			}
+		}
+		if _, ok := kept[name]; !ok {
+			kept[name] = r.Payload
+		}
+	}
+	for _, want := range []string{"PreToolUse-workflow___step", "PostToolUse-workflow___step", "PostToolUse-tickets___get_ticket", "SessionStart"} {
+		if kept[want] == nil {
+			t.Errorf("no %s hook was recorded (got %d kinds)", want, len(kept))
+		}
+	}
+	if out := os.Getenv("CTXHOOK_RECORD_PAYLOADS"); out != "" {
+		os.MkdirAll(out, 0o755)
+		for name, p := range kept {
+			var v any
+			json.Unmarshal(p, &v)
+			pretty, _ := json.MarshalIndent(v, "", "  ")
+			os.WriteFile(filepath.Join(out, "hook-"+name+".json"), append(pretty, '\n'), 0o644)
+		}
+	}
+}
