@@ -97,18 +97,29 @@ func TestDroid(t *testing.T) {
 	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "show", "1"); err != nil || !strings.Contains(out, "(droid)") {
 		t.Errorf("the events are not stored under droid: %v\n%s", err, tail(out, 2000))
 	}
-	checkDroidRecord(t, record)
+	kept := checkRecord(t, record, map[string]string{"PreToolUse": "workflow___step", "PostToolUse": "tickets___get_ticket"}, "tool_response")
+	// Droid hands PostToolUse the result's text alone.
+	var p struct {
+		ToolResponse json.RawMessage `json:"tool_response"`
+	}
+	json.Unmarshal(kept["PostToolUse-tickets___get_ticket"], &p)
+	if len(p.ToolResponse) == 0 || p.ToolResponse[0] != '"' {
+		t.Errorf("Droid's tool_response is not a string: %.200s", p.ToolResponse)
+	}
 }
 
 // recordHooks makes each ctxhook hook command in a settings file append
 // its payload to record (one JSON line: event, payload) before running.
+//
+// ctxhook is the command as the file names it: the binary's path, or the
+// bare "ctxhook" a project's shared file names (found on PATH).
 func recordHooks(t *testing.T, settings, ctxhook, record string) {
 	t.Helper()
 	b, err := os.ReadFile(settings)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapper := filepath.Join(filepath.Dir(record), "record-hook.sh")
+	wrapper := record + ".sh"
 	script := "#!/bin/sh\nfor a; do ev=$a; done\npayload=$(cat)\nprintf '%s' \"$payload\" | jq -c --arg ev \"$ev\" '{event:$ev,payload:.}' >> " +
 		record + "\nprintf '%s' \"$payload\" | \"$@\"\n"
 	os.WriteFile(wrapper, []byte(script), 0o755)
@@ -119,15 +130,21 @@ func recordHooks(t *testing.T, settings, ctxhook, record string) {
 	os.WriteFile(settings, []byte(s), 0o644)
 }
 
-// checkDroidRecord: Droid handed the hooks what the dialect is written
-// for (PostToolUse's tool_response a string, the MCP tool named
-// <server>___<tool>). With CTXHOOK_RECORD_PAYLOADS=<dir>, one payload of
-// each event is kept there.
-func checkDroidRecord(t *testing.T, record string) {
+// checkRecord reads the hooks recordHooks kept and returns one payload
+// per event and MCP tool ("PostToolUse-tickets___get_ticket", or the
+// event alone for anything else). Each of want (event -> tool) must be
+// there, and each PostToolUse of want's tool must carry responseKey.
+// With CTXHOOK_RECORD_PAYLOADS=<dir>, the payloads are kept there as
+// recorded payloads, pretty-printed.
+func checkRecord(t *testing.T, record string, want map[string]string, responseKey string) map[string]json.RawMessage {
 	t.Helper()
 	b, err := os.ReadFile(record)
 	if err != nil {
 		t.Fatalf("no hook was recorded: %v", err)
+	}
+	tools := map[string]bool{}
+	for _, tool := range want {
+		tools[tool] = true
 	}
 	kept := map[string]json.RawMessage{}
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
@@ -138,25 +155,24 @@ func checkDroidRecord(t *testing.T, record string) {
 		if json.Unmarshal([]byte(line), &r) != nil {
 			continue
 		}
-		var p struct {
-			ToolName     string          `json:"tool_name"`
-			ToolResponse json.RawMessage `json:"tool_response"`
-		}
+		var p map[string]json.RawMessage
 		json.Unmarshal(r.Payload, &p)
+		var tool string
+		json.Unmarshal(p["tool_name"], &tool)
 		name := r.Event
-		if p.ToolName == "tickets___get_ticket" || p.ToolName == "workflow___step" {
-			name += "-" + p.ToolName
-			if r.Event == "PostToolUse" && (len(p.ToolResponse) == 0 || p.ToolResponse[0] != '"') {
-				t.Errorf("PostToolUse's tool_response is not a string: %.200s", p.ToolResponse)
+		if tools[tool] {
+			name += "-" + tool
+			if r.Event == "PostToolUse" && p[responseKey] == nil {
+				t.Errorf("%s has no %s: %.300s", name, responseKey, r.Payload)
 			}
 		}
 		if _, ok := kept[name]; !ok {
 			kept[name] = r.Payload
 		}
 	}
-	for _, want := range []string{"PreToolUse-workflow___step", "PostToolUse-workflow___step", "PostToolUse-tickets___get_ticket", "SessionStart"} {
-		if kept[want] == nil {
-			t.Errorf("no %s hook was recorded (got %d kinds)", want, len(kept))
+	for event, tool := range want {
+		if kept[event+"-"+tool] == nil {
+			t.Errorf("no %s hook of %s was recorded (got %d kinds)", event, tool, len(kept))
 		}
 	}
 	if out := os.Getenv("CTXHOOK_RECORD_PAYLOADS"); out != "" {
@@ -168,4 +184,5 @@ func checkDroidRecord(t *testing.T, record string) {
 			os.WriteFile(filepath.Join(out, "hook-"+name+".json"), append(pretty, '\n'), 0o644)
 		}
 	}
+	return kept
 }

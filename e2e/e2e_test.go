@@ -60,6 +60,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"opencode-ai", OpenCodeVersion, "opencode"},
 	{"@kilocode/cli", KiloVersion, "kilo"},
 	{"@factory/cli-linux-x64", DroidVersion, ""},
+	{"@github/copilot", CopilotVersion, "copilot"},
 	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
 }
 

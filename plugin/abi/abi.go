@@ -65,6 +65,11 @@ const (
 	// payloads and answers, with MCP tools named <server>___<tool> and a
 	// PostToolUse tool_response that is the result's text alone.
 	HarnessDroid = "droid"
+	// HarnessCopilot is GitHub Copilot CLI's hooks in Claude Code's
+	// format: MCP tools named <server>-<tool>, the result in tool_result
+	// (its text for the model), and text for the model read only at the
+	// answer's top level.
+	HarnessCopilot = "copilot"
 	// HarnessGemini is Gemini CLI's command hooks.
 	HarnessGemini = "gemini"
 	// HarnessCursor is Cursor's command hooks (hooks.json version 1).

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "5142bee3cb71513630db9feb3dbe058440f0513e3f2b62f2fa9e51b52b4dd09c"
+const SHA256 = "12314d5fae645f32c006054605dbf64ae8a5aad7e8e1ddc4cba813d049e92795"

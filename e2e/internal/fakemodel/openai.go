@@ -147,8 +147,16 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	// Factory Droid names MCP tools <server>___<tool> and offers them only
 	// once the model has asked for them with its ToolSearch tool.
 	droid := offered["ToolSearch"]
+	// The name a client gives an MCP tool: OpenCode's <server>_<tool>,
+	// Droid's <server>___<tool>, GitHub Copilot CLI's <server>-<tool>;
+	// whichever is offered.
 	name := func(tool string) string {
 		server, n := splitScripted(tool)
+		for _, sep := range []string{"-", "___", "_"} {
+			if offered[server+sep+n] {
+				return server + sep + n
+			}
+		}
 		if droid {
 			return server + "___" + n
 		}

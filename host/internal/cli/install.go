@@ -469,6 +469,12 @@ var harnessNotes = map[string][]string{
 		"run relay servers through the proxy: 'ctxhook install gemini --wrap-mcp <server>'.",
 		"Hooks need hooksConfig.enabled (the default since Gemini CLI 0.26).",
 	},
+	"copilot": {
+		"Copilot's hooks see an MCP result as its text only, never its _meta: for servers that",
+		"return their token there, run them through the proxy: 'ctxhook install copilot --wrap-mcp <server>'.",
+		"Copilot also runs a repository's .claude/settings.json hooks: ctxhook's Claude Code hooks",
+		"leave Copilot's calls to these, so each call is recorded once.",
+	},
 	"droid": {
 		"Droid's hooks see an MCP result as its text only, never its _meta: for servers that",
 		"return their token there, run them through the proxy: 'ctxhook install droid --wrap-mcp <server>'.",

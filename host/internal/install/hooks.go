@@ -39,11 +39,12 @@ func byName(name string) Harness {
 
 // The harnesses whose install differs, named for that code.
 var (
-	Claude = byName("claude-code")
-	Codex  = byName("codex")
-	Gemini = byName("gemini")
-	Cursor = byName("cursor")
-	Droid  = byName("droid")
+	Claude  = byName("claude-code")
+	Codex   = byName("codex")
+	Gemini  = byName("gemini")
+	Cursor  = byName("cursor")
+	Droid   = byName("droid")
+	Copilot = byName("copilot")
 	// OpenCode runs ctxhook in-process as a plugin file, not as hook
 	// commands: see opencode.go. It has no hooks template.
 	OpenCode = byName("opencode")
@@ -76,6 +77,11 @@ func (h Harness) HooksPath(scope string, getenv func(string) string, dir string)
 		user, project = filepath.Join(home, ".gemini", "settings.json"), filepath.Join(dir, ".gemini", "settings.json")
 	case Cursor.Name:
 		user, project = filepath.Join(home, ".cursor", "hooks.json"), filepath.Join(dir, ".cursor", "hooks.json")
+	case Copilot.Name:
+		user, project = filepath.Join(home, ".copilot", "settings.json"), filepath.Join(dir, ".github", "copilot", "settings.json")
+		if d := getenv("COPILOT_HOME"); d != "" {
+			user = filepath.Join(d, "settings.json")
+		}
 	case Droid.Name:
 		user, project = filepath.Join(home, ".factory", "settings.json"), filepath.Join(dir, ".factory", "settings.json")
 	default:

@@ -49,6 +49,17 @@ func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string
 	case Gemini.Name:
 		p, _ := h.HooksPath(scope, getenv, dir)
 		return MCPEntry{p, []string{"mcpServers"}, stdioEntry(false)}, true
+	case Copilot.Name:
+		base := filepath.Join(home, ".copilot")
+		if d := getenv("COPILOT_HOME"); d != "" {
+			base = d
+		}
+		if scope == "project" {
+			base = filepath.Join(dir, ".github", "copilot")
+		}
+		return MCPEntry{filepath.Join(base, "mcp-config.json"), []string{"mcpServers"}, func(exe string) any {
+			return map[string]any{"type": "local", "command": exe, "args": []string{"mcp"}, "tools": []string{"*"}}
+		}}, true
 	case Cursor.Name, Droid.Name:
 		sub := map[string]string{Cursor.Name: ".cursor", Droid.Name: ".factory"}[h.Name]
 		base := filepath.Join(home, sub)

@@ -42,6 +42,27 @@ func DroidName(name string) (server, tool string, ok bool) {
 	return server, tool, true
 }
 
+// CopilotName splits GitHub Copilot CLI's MCP tool name "<server>-<tool>".
+// A configured server's name is matched first, longest first (a server
+// named "my-tracker"); otherwise the name is cut at its first "-" (Copilot's
+// own tools have none).
+func CopilotName(name string, servers []string) (server, tool string, ok bool) {
+	best := ""
+	for _, s := range servers {
+		if len(s) > len(best) && strings.HasPrefix(name, s+"-") && len(name) > len(s)+1 {
+			best = s
+		}
+	}
+	if best != "" {
+		return best, name[len(best)+1:], true
+	}
+	server, tool, ok = strings.Cut(name, "-")
+	if !ok || server == "" || tool == "" {
+		return "", "", false
+	}
+	return server, tool, true
+}
+
 var builtin = map[string]string{
 	"Read":         abi.CategoryFileRead,
 	"NotebookRead": abi.CategoryFileRead,

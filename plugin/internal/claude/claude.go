@@ -53,9 +53,55 @@ type Payload struct {
 	Source         string          `json:"source"`
 	Reason         string          `json:"reason"`
 	LastMessage    string          `json:"last_assistant_message"`
-	MCPServer      *struct {
+	// ToolResult and Timestamp are GitHub Copilot CLI's: its Claude-form
+	// payloads carry the result as tool_result {result_type,
+	// text_result_for_llm}, a timestamp, and no transcript_path.
+	ToolResult json.RawMessage `json:"tool_result"`
+	Timestamp  json.RawMessage `json:"timestamp"`
+	MCPServer  *struct {
 		Name string `json:"name"`
 	} `json:"mcp_server"`
+}
+
+// FromCopilot reports whether the payload is GitHub Copilot CLI's, which
+// runs a repository's .claude/settings.json hooks too: it has Copilot's
+// tool_result, or a timestamp and no transcript (Claude Code names its
+// transcript in every payload, and sends no timestamp).
+func (p *Payload) FromCopilot() bool {
+	return len(p.ToolResult) > 0 && string(p.ToolResult) != "null" || len(p.Timestamp) > 0 && string(p.Timestamp) != "null" && p.TranscriptPath == ""
+}
+
+// CopilotResult is Copilot's tool_result: the text the model gets, and
+// whether the call failed.
+func (p *Payload) CopilotResult() (text string, failed, ok bool) {
+	var r struct {
+		Type string `json:"result_type"`
+		Text string `json:"text_result_for_llm"`
+	}
+	if len(p.ToolResult) == 0 || json.Unmarshal(p.ToolResult, &r) != nil {
+		return "", false, false
+	}
+	return r.Text, r.Type == "failure" || r.Type == "rejected" || r.Type == "denied", true
+}
+
+// ContextAtTop moves additionalContext from hookSpecificOutput to the
+// answer's top level, the only place GitHub Copilot CLI reads it, keeping
+// the rest (a changed input and its allow) where it is.
+func ContextAtTop(stdout string) string {
+	var o hookOutput
+	if stdout == "" || json.Unmarshal([]byte(stdout), &o) != nil || o.HookSpecificOutput == nil || o.HookSpecificOutput.AdditionalContext == "" {
+		return stdout
+	}
+	h := *o.HookSpecificOutput
+	out := struct {
+		HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
+		AdditionalContext  string    `json:"additionalContext"`
+	}{AdditionalContext: h.AdditionalContext}
+	h.AdditionalContext = ""
+	if h.PermissionDecision != "" || h.UpdatedInput != nil || h.UpdatedMCPToolOutput != "" {
+		out.HookSpecificOutput = &h
+	}
+	return encode(out)
 }
 
 // Server returns the MCP server name Claude Code reported, if any.
@@ -101,7 +147,8 @@ func parseFast(raw []byte, e *jsonfast.Expander) (*Payload, bool) {
 	strs := map[string]*string{"session_id": &p.SessionID, "transcript_path": &p.TranscriptPath, "cwd": &p.Cwd,
 		"hook_event_name": &p.HookEventName, "tool_name": &p.ToolName, "tool_use_id": &p.ToolUseID,
 		"prompt": &p.Prompt, "source": &p.Source, "reason": &p.Reason, "last_assistant_message": &p.LastMessage}
-	raws := map[string]*json.RawMessage{"tool_input": &p.ToolInput, "tool_response": &p.ToolResponse, "error": &p.Error}
+	raws := map[string]*json.RawMessage{"tool_input": &p.ToolInput, "tool_response": &p.ToolResponse, "error": &p.Error,
+		"tool_result": &p.ToolResult, "timestamp": &p.Timestamp}
 	seen := map[string]bool{}
 	for _, m := range members {
 		k := m.Key
@@ -139,7 +186,8 @@ func parseFast(raw []byte, e *jsonfast.Expander) (*Payload, bool) {
 // case: encoding/json matches keys case-insensitively.
 func plainKey(k string) bool {
 	for _, f := range []string{"session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
-		"tool_response", "tool_use_id", "error", "prompt", "source", "reason", "last_assistant_message", "mcp_server"} {
+		"tool_response", "tool_use_id", "error", "prompt", "source", "reason", "last_assistant_message", "mcp_server",
+		"tool_result", "timestamp"} {
 		if strings.EqualFold(k, f) {
 			return false
 		}

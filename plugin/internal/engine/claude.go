@@ -2,6 +2,8 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
@@ -26,6 +28,19 @@ func (h claudeHook) decide(d *decision, event string) {
 	p := h.p
 	if p.HookEventName != "" {
 		event = p.HookEventName // what the harness actually fired
+	}
+	switch {
+	case d.req.Harness == abi.HarnessCopilot:
+		defer func() {
+			d.stdout = claude.ContextAtTop(d.stdout)
+			if d.unstored != nil {
+				d.unstored.Stdout = claude.ContextAtTop(d.unstored.Stdout)
+			}
+		}()
+	case p.FromCopilot():
+		// Copilot runs a repository's Claude Code hooks as well as its
+		// own: ctxhook's copilot hooks decide its calls, recorded once.
+		return
 	}
 	switch event {
 	case claude.PreToolUse:
@@ -109,12 +124,22 @@ func (h claudeHook) call(d *decision, event string) toolCall {
 	p := h.p
 	c := toolCall{event: event, cwd: p.Cwd, tool: p.ToolName, toolUseID: p.ToolUseID,
 		category: classify.Tool(p.ToolName), input: p.ToolInput, response: p.ToolResponse}
-	if d.req.Harness == abi.HarnessDroid {
+	switch d.req.Harness {
+	case abi.HarnessDroid:
 		c.server, c.mcpTool, c.isMCP = classify.DroidName(p.ToolName)
 		if c.isMCP {
 			c.category = abi.CategoryMCP
 		}
-	} else {
+	case abi.HarnessCopilot:
+		c.server, c.mcpTool, c.isMCP = classify.CopilotName(p.ToolName, slices.Collect(maps.Keys(d.req.Config.Servers)))
+		if c.isMCP {
+			c.category = abi.CategoryMCP
+		}
+		if text, failed, ok := p.CopilotResult(); ok {
+			c.response, _ = json.Marshal(text)
+			c.failed = failed
+		}
+	default:
 		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
 	}
 	if event == claude.PostToolUseFailure {
