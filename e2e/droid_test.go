@@ -123,11 +123,37 @@ func recordHooks(t *testing.T, settings, ctxhook, record string) {
 	script := "#!/bin/sh\nfor a; do ev=$a; done\npayload=$(cat)\nprintf '%s' \"$payload\" | jq -c --arg ev \"$ev\" '{event:$ev,payload:.}' >> " +
 		record + "\nprintf '%s' \"$payload\" | \"$@\"\n"
 	os.WriteFile(wrapper, []byte(script), 0o755)
-	s := strings.ReplaceAll(string(b), `"command": "`+ctxhook, `"command": "`+wrapper+" "+ctxhook)
-	if s == string(b) {
+	// Only the hooks: a harness that keeps its MCP servers in the same
+	// file (Qwen Code) runs `ctxhook mcp` and proxies from there too.
+	var settingsJSON map[string]any
+	if err := json.Unmarshal(b, &settingsJSON); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && k == "command" && strings.HasPrefix(s, ctxhook) {
+					v[k] = wrapper + " " + s
+					n++
+				} else {
+					walk(x)
+				}
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(settingsJSON["hooks"])
+	if n == 0 {
 		t.Fatalf("no ctxhook hook command in %s", settings)
 	}
-	os.WriteFile(settings, []byte(s), 0o644)
+	b, _ = json.MarshalIndent(settingsJSON, "", "  ")
+	os.WriteFile(settings, b, 0o644)
 }
 
 // checkRecord reads the hooks recordHooks kept and returns one payload

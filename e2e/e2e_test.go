@@ -61,6 +61,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@kilocode/cli", KiloVersion, "kilo"},
 	{"@factory/cli-linux-x64", DroidVersion, ""},
 	{"@github/copilot", CopilotVersion, "copilot"},
+	{"@qwen-code/qwen-code", QwenVersion, "qwen"},
 	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
 }
 

@@ -70,6 +70,11 @@ const (
 	// (its text for the model), and text for the model read only at the
 	// answer's top level.
 	HarnessCopilot = "copilot"
+	// HarnessQwen is Qwen Code's command hooks: Claude Code's events,
+	// payloads and answers, with Gemini CLI's tool_response
+	// ({llmContent, returnDisplay}); it ignores a changed input, so its
+	// relay runs in the proxy.
+	HarnessQwen = "qwen"
 	// HarnessGemini is Gemini CLI's command hooks.
 	HarnessGemini = "gemini"
 	// HarnessCursor is Cursor's command hooks (hooks.json version 1).

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "12314d5fae645f32c006054605dbf64ae8a5aad7e8e1ddc4cba813d049e92795"
+const SHA256 = "138298586c5b1d9c9fb8d8c4622d53300a243e33b2e5ff36df77caad978a3ede"

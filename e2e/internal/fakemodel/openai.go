@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -172,19 +173,37 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 		scripted[name(st.Tool)] = true
 		main = main || offered[name(st.Tool)]
 	}
+	// Qwen Code keeps MCP tools hidden behind tool_search, and calls them
+	// through tool_call {name, arguments} under their mcp__ names.
+	qwen := offered["tool_search"] && offered["tool_call"] && !main
+	if qwen {
+		scripted["tool_call"] = true
+		main = true
+	}
 	searched := false
 	for _, m := range req.Messages {
 		for _, c := range m.ToolCalls {
-			searched = searched || c.Function.Name == "ToolSearch"
+			searched = searched || c.Function.Name == "ToolSearch" || c.Function.Name == "tool_search"
 		}
 	}
 	var delta map[string]any
 	finish := "stop"
-	if droid && !main && !searched && len(names) > 0 {
+	search := func(tool string, names []string) {
 		args, _ := json.Marshal(map[string]string{"query": "select:" + strings.Join(names, ",")})
 		delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_search", "type": "function",
-			"function": map[string]any{"name": "ToolSearch", "arguments": string(args)}}}}
+			"function": map[string]any{"name": tool, "arguments": string(args)}}}}
 		finish = "tool_calls"
+	}
+	if droid && !main && !searched && len(names) > 0 {
+		search("ToolSearch", names)
+	} else if qwen && !searched {
+		var mcp []string
+		for _, st := range s.Script {
+			if !slices.Contains(mcp, st.Tool) {
+				mcp = append(mcp, st.Tool)
+			}
+		}
+		search("tool_search", mcp)
 	} else if !main {
 		delta = map[string]any{"role": "assistant", "content": "ok"}
 	} else {
@@ -203,9 +222,14 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 		} else {
 			st := s.Script[done]
 			args, _ := json.Marshal(orEmpty(st.Input))
+			fn := name(st.Tool)
+			if qwen {
+				args, _ = json.Marshal(map[string]any{"name": st.Tool, "arguments": orEmpty(st.Input)})
+				fn = "tool_call"
+			}
 			delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0,
 				"id": fmt.Sprintf("call_fake%03d", done), "type": "function",
-				"function": map[string]any{"name": name(st.Tool), "arguments": string(args)}}}}
+				"function": map[string]any{"name": fn, "arguments": string(args)}}}}
 			finish = "tool_calls"
 		}
 	}

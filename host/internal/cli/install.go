@@ -106,13 +106,13 @@ func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 	switch h.Name {
 	case install.Claude.Name:
 		return install.ClaudeMCPTargets(scope, install.Home(env.Getenv), wd)
-	case install.Gemini.Name:
+	case install.Gemini.Name, install.Qwen.Name:
 		path, err := settingsPath(env, h, scope)
 		if err != nil {
 			return nil
 		}
 		return []install.MCPTarget{{Path: path, Keys: []string{"mcpServers"}}}
-	case install.Cursor.Name:
+	case install.Cursor.Name, install.Droid.Name, install.Copilot.Name:
 		if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
 			return []install.MCPTarget{{Path: m.Path, Keys: m.Keys}}
 		}
@@ -474,6 +474,11 @@ var harnessNotes = map[string][]string{
 		"return their token there, run them through the proxy: 'ctxhook install copilot --wrap-mcp <server>'.",
 		"Copilot also runs a repository's .claude/settings.json hooks: ctxhook's Claude Code hooks",
 		"leave Copilot's calls to these, so each call is recorded once.",
+	},
+	"qwen": {
+		"Qwen Code ignores a hook's changed input, so its hooks cannot relay a token: run relay",
+		"servers through the proxy: 'ctxhook install qwen --wrap-mcp <server>'. Capture and nudges",
+		"work through the hooks; results are not shaped (Qwen's hooks cannot replace them).",
 	},
 	"droid": {
 		"Droid's hooks see an MCP result as its text only, never its _meta: for servers that",

@@ -45,6 +45,7 @@ var (
 	Cursor  = byName("cursor")
 	Droid   = byName("droid")
 	Copilot = byName("copilot")
+	Qwen    = byName("qwen")
 	// OpenCode runs ctxhook in-process as a plugin file, not as hook
 	// commands: see opencode.go. It has no hooks template.
 	OpenCode = byName("opencode")
@@ -82,6 +83,8 @@ func (h Harness) HooksPath(scope string, getenv func(string) string, dir string)
 		if d := getenv("COPILOT_HOME"); d != "" {
 			user = filepath.Join(d, "settings.json")
 		}
+	case Qwen.Name:
+		user, project = filepath.Join(home, ".qwen", "settings.json"), filepath.Join(dir, ".qwen", "settings.json")
 	case Droid.Name:
 		user, project = filepath.Join(home, ".factory", "settings.json"), filepath.Join(dir, ".factory", "settings.json")
 	default:

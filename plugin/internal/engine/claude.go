@@ -8,6 +8,7 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/claude"
+	"github.com/ctxhook/ctxhook/plugin/internal/gemini"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
@@ -111,9 +112,9 @@ func (h claudeHook) overflow(d *decision, c *toolCall) {
 
 // indexTranscript asks the host to index what is new in the session's
 // transcript (Claude Code and Codex name it in every payload). Droid's
-// transcripts are in a format of its own, which ctxhook does not read.
+// and Qwen Code's are in formats of their own, which ctxhook does not read.
 func (h claudeHook) indexTranscript(d *decision, final bool) {
-	if h.p.TranscriptPath == "" || d.req.Harness == abi.HarnessDroid {
+	if h.p.TranscriptPath == "" || d.req.Harness != abi.HarnessClaudeCode && d.req.Harness != abi.HarnessCodex {
 		return
 	}
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpIndexTranscript, Session: d.session,
@@ -138,6 +139,12 @@ func (h claudeHook) call(d *decision, event string) toolCall {
 		if text, failed, ok := p.CopilotResult(); ok {
 			c.response, _ = json.Marshal(text)
 			c.failed = failed
+		}
+	case abi.HarnessQwen:
+		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+		c.noInject = true
+		if r, ok := gemini.DecodeResponse(p.ToolResponse); ok && len(r.LLMContent) > 0 {
+			c.capture, c.failed = r.AsMCPResult(), r.Failed()
 		}
 	default:
 		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())

@@ -48,7 +48,7 @@ func parse(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 
 func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 	switch harness {
-	case abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessDroid, abi.HarnessCopilot:
+	case abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessDroid, abi.HarnessCopilot, abi.HarnessQwen:
 		return parseClaude(payload, e)
 	case abi.HarnessGemini:
 		return parseGemini(payload)

@@ -33,6 +33,10 @@ type toolCall struct {
 	// search text is taken from it.
 	capture json.RawMessage
 	failed  bool
+	// noInject: the harness ignores a changed input (Qwen Code), so no
+	// token is injected, or counted as relayed, here: its relay runs in
+	// the proxy.
+	noInject bool
 	// file, when set, is the response the harness saved to a file instead
 	// of passing it (response is then the stub it passed): its content,
 	// plain text or (fileJSON) the content blocks' JSON.
@@ -60,7 +64,7 @@ func (d *decision) preTool(c toolCall, hints bool, render func(updated json.RawM
 		}
 	}
 	var updated json.RawMessage
-	if rs, ok := relay.Lookup(d.req.Config, c.server); ok && !rs.Proxy { // a proxied server's relay runs in the proxy
+	if rs, ok := relay.Lookup(d.req.Config, c.server); ok && !rs.Proxy && !c.noInject { // a proxied server's relay runs in the proxy
 		if u, skip := rs.Inject(c.mcpTool, c.input, d.state.Tokens[c.server]); skip == relay.SkipNone {
 			updated = u
 			d.tally(abi.TallyRelayed)
