@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "138298586c5b1d9c9fb8d8c4622d53300a243e33b2e5ff36df77caad978a3ede"
+const SHA256 = "e4e60322376e3ead4ebdf6b11413ebf1d7103104fffc99fc27c268bc8ad259ba"

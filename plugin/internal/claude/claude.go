@@ -58,9 +58,26 @@ type Payload struct {
 	// text_result_for_llm}, a timestamp, and no transcript_path.
 	ToolResult json.RawMessage `json:"tool_result"`
 	Timestamp  json.RawMessage `json:"timestamp"`
+	// CursorVersion is in every payload of Cursor's, which runs Claude
+	// Code's hooks too when its third-party hooks setting is on.
+	CursorVersion json.RawMessage `json:"cursor_version"`
 	MCPServer  *struct {
 		Name string `json:"name"`
 	} `json:"mcp_server"`
+}
+
+// Foreign names the agent whose payload this is when it is not Claude
+// Code's (nor a harness speaking its format, which is told by its own
+// hook command): "cursor" or "copilot", which both run Claude Code's
+// hooks as well as their own; "" otherwise.
+func (p *Payload) Foreign() string {
+	switch {
+	case len(p.CursorVersion) > 0 && string(p.CursorVersion) != "null":
+		return "cursor"
+	case p.FromCopilot():
+		return "copilot"
+	}
+	return ""
 }
 
 // FromCopilot reports whether the payload is GitHub Copilot CLI's, which
@@ -148,7 +165,7 @@ func parseFast(raw []byte, e *jsonfast.Expander) (*Payload, bool) {
 		"hook_event_name": &p.HookEventName, "tool_name": &p.ToolName, "tool_use_id": &p.ToolUseID,
 		"prompt": &p.Prompt, "source": &p.Source, "reason": &p.Reason, "last_assistant_message": &p.LastMessage}
 	raws := map[string]*json.RawMessage{"tool_input": &p.ToolInput, "tool_response": &p.ToolResponse, "error": &p.Error,
-		"tool_result": &p.ToolResult, "timestamp": &p.Timestamp}
+		"tool_result": &p.ToolResult, "timestamp": &p.Timestamp, "cursor_version": &p.CursorVersion}
 	seen := map[string]bool{}
 	for _, m := range members {
 		k := m.Key
@@ -187,7 +204,7 @@ func parseFast(raw []byte, e *jsonfast.Expander) (*Payload, bool) {
 func plainKey(k string) bool {
 	for _, f := range []string{"session_id", "transcript_path", "cwd", "hook_event_name", "tool_name", "tool_input",
 		"tool_response", "tool_use_id", "error", "prompt", "source", "reason", "last_assistant_message", "mcp_server",
-		"tool_result", "timestamp"} {
+		"tool_result", "timestamp", "cursor_version"} {
 		if strings.EqualFold(k, f) {
 			return false
 		}

@@ -38,9 +38,10 @@ func (h claudeHook) decide(d *decision, event string) {
 				d.unstored.Stdout = claude.ContextAtTop(d.unstored.Stdout)
 			}
 		}()
-	case p.FromCopilot():
-		// Copilot runs a repository's Claude Code hooks as well as its
-		// own: ctxhook's copilot hooks decide its calls, recorded once.
+	case d.req.Harness == abi.HarnessClaudeCode && p.Foreign() != "":
+		// Cursor (its third-party hooks setting) and Copilot run Claude
+		// Code's hooks as well as their own: ctxhook's cursor and copilot
+		// hooks decide their calls, so each is recorded and counted once.
 		return
 	}
 	switch event {
