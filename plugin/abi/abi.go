@@ -75,6 +75,10 @@ const (
 	// ({llmContent, returnDisplay}); it ignores a changed input, so its
 	// relay runs in the proxy.
 	HarnessQwen = "qwen"
+	// HarnessAuggie is Auggie's (the Augment Code CLI's) command hooks:
+	// Claude Code's answers, its own payloads (conversation_id,
+	// tool_output as text, MCP tools named <tool>_<server>).
+	HarnessAuggie = "auggie"
 	// HarnessGemini is Gemini CLI's command hooks.
 	HarnessGemini = "gemini"
 	// HarnessCursor is Cursor's command hooks (hooks.json version 1).

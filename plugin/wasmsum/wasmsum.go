@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "e4e60322376e3ead4ebdf6b11413ebf1d7103104fffc99fc27c268bc8ad259ba"
+const SHA256 = "d284551bfa8f654e9e97229fa99c7e09c496c4bbfcc49fbce9e4c8e1b3b1b42f"

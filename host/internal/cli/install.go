@@ -106,7 +106,7 @@ func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 	switch h.Name {
 	case install.Claude.Name:
 		return install.ClaudeMCPTargets(scope, install.Home(env.Getenv), wd)
-	case install.Gemini.Name, install.Qwen.Name:
+	case install.Gemini.Name, install.Qwen.Name, install.Auggie.Name:
 		path, err := settingsPath(env, h, scope)
 		if err != nil {
 			return nil
@@ -479,6 +479,11 @@ var harnessNotes = map[string][]string{
 		"Qwen Code ignores a hook's changed input, so its hooks cannot relay a token: run relay",
 		"servers through the proxy: 'ctxhook install qwen --wrap-mcp <server>'. Capture and nudges",
 		"work through the hooks; results are not shaped (Qwen's hooks cannot replace them).",
+	},
+	"auggie": {
+		"Auggie's hooks see an MCP result as its text only, never its _meta: for servers that",
+		"return their token there, run them through the proxy: 'ctxhook install auggie --wrap-mcp <server>'.",
+		"Shaping does not apply: Auggie's hooks cannot replace a result.",
 	},
 	"droid": {
 		"Droid's hooks see an MCP result as its text only, never its _meta: for servers that",

@@ -46,6 +46,7 @@ var (
 	Droid   = byName("droid")
 	Copilot = byName("copilot")
 	Qwen    = byName("qwen")
+	Auggie  = byName("auggie")
 	// OpenCode runs ctxhook in-process as a plugin file, not as hook
 	// commands: see opencode.go. It has no hooks template.
 	OpenCode = byName("opencode")
@@ -85,6 +86,8 @@ func (h Harness) HooksPath(scope string, getenv func(string) string, dir string)
 		}
 	case Qwen.Name:
 		user, project = filepath.Join(home, ".qwen", "settings.json"), filepath.Join(dir, ".qwen", "settings.json")
+	case Auggie.Name:
+		user, project = filepath.Join(home, ".augment", "settings.json"), filepath.Join(dir, ".augment", "settings.json")
 	case Droid.Name:
 		user, project = filepath.Join(home, ".factory", "settings.json"), filepath.Join(dir, ".factory", "settings.json")
 	default:

@@ -46,7 +46,7 @@ func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string
 			return MCPEntry{filepath.Join(dir, ".mcp.json"), []string{"mcpServers"}, stdioEntry(true)}, true
 		}
 		return MCPEntry{filepath.Join(home, ".claude.json"), []string{"mcpServers"}, stdioEntry(true)}, true
-	case Gemini.Name, Qwen.Name:
+	case Gemini.Name, Qwen.Name, Auggie.Name:
 		p, _ := h.HooksPath(scope, getenv, dir)
 		return MCPEntry{p, []string{"mcpServers"}, stdioEntry(false)}, true
 	case Copilot.Name:

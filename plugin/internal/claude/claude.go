@@ -61,7 +61,7 @@ type Payload struct {
 	// CursorVersion is in every payload of Cursor's, which runs Claude
 	// Code's hooks too when its third-party hooks setting is on.
 	CursorVersion json.RawMessage `json:"cursor_version"`
-	MCPServer  *struct {
+	MCPServer     *struct {
 		Name string `json:"name"`
 	} `json:"mcp_server"`
 }

@@ -54,6 +54,8 @@ func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 		return parseGemini(payload)
 	case abi.HarnessCursor:
 		return parseCursor(payload)
+	case abi.HarnessAuggie:
+		return parseAuggie(payload)
 	case abi.HarnessOpenCode, abi.HarnessKilo:
 		return parseOpenCode(payload)
 	case abi.HarnessMCPProxy:
