@@ -90,6 +90,47 @@ func ctxhookFiles(t *testing.T, home string) []string {
 	return append(filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook")), filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...)
 }
 
+// chatToolArgs returns the arguments of every call of tool in a Chat
+// Completions request (OpenCode, Kilo CLI, Droid): for
+// checkModelNeverSentToken.
+func chatToolArgs(tool string) func(body []byte) []string {
+	return func(body []byte) []string {
+		var req struct {
+			Messages []struct {
+				ToolCalls []struct {
+					Function struct{ Name, Arguments string } `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(body, &req)
+		var out []string
+		for _, m := range req.Messages {
+			for _, c := range m.ToolCalls {
+				if c.Function.Name == tool {
+					out = append(out, c.Function.Arguments)
+				}
+			}
+		}
+		return out
+	}
+}
+
+// installHarness wires ctxhook in as a user would: the relay on for the
+// workflow server, `ctxhook install <harness> [args]`, whose output must
+// name want, then `ctxhook doctor <harness>`, which must pass.
+func installHarness(t *testing.T, env []string, project, ctxhook, home, harness, want string, args ...string) {
+	t.Helper()
+	os.MkdirAll(filepath.Join(home, ".config", "ctxhook"), 0o700)
+	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
+	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, append([]string{"install", harness}, args...)...)
+	if err != nil || !strings.Contains(out, want) {
+		t.Fatalf("ctxhook install %s: %v\n%s%s", harness, err, out, errs)
+	}
+	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", harness); err != nil {
+		t.Fatalf("doctor %s: %v\n%s", harness, err, out)
+	}
+}
+
 // checkModelNeverSentToken fails if any request body shows the model
 // passing session_token in its own tool-call arguments. args extracts the
 // argument strings of the model's tool calls from one request body.

@@ -42,24 +42,17 @@ func TestCopilot(t *testing.T) {
 		"COPILOT_PROVIDER_BASE_URL="+model.URL+"/v1", "COPILOT_PROVIDER_API_KEY=sk-fake", "COPILOT_PROVIDER_WIRE_API=completions",
 		"COPILOT_MODEL=gpt-4.1", "COPILOT_ALLOW_ALL=true", "NO_COLOR=1", "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 
-	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "copilot")
-	if err != nil || !strings.Contains(out, filepath.Join(copilotHome, "settings.json")) {
-		t.Fatalf("ctxhook install copilot: %v\n%s%s", err, out, errs)
-	}
+	installHarness(t, env, project, ctxhook, home, "copilot", filepath.Join(copilotHome, "settings.json"))
 	// ctxhook's Claude Code hooks in the repository too, which Copilot
 	// also runs.
 	if out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "claude-code", "--project"); err != nil {
 		t.Fatalf("ctxhook install claude-code --project: %v\n%s%s", err, out, errs)
 	}
-	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
-	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", "copilot"); err != nil {
-		t.Fatalf("doctor copilot: %v\n%s", err, out)
-	}
 	record := filepath.Join(cr.Tmp, "hooks.jsonl")
 	recordHooks(t, filepath.Join(copilotHome, "settings.json"), ctxhook, record)
 	recordHooks(t, filepath.Join(project, ".claude", "settings.json"), "ctxhook", filepath.Join(cr.Tmp, "claude-hooks.jsonl"))
 
-	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, copilot, "-p", "Run the deploy-payments workflow and check ticket CVX-5909.",
+	out, errs, err := run(t, 4*time.Minute, env, project, []byte{}, copilot, "-p", "Run the deploy-payments workflow and check ticket CVX-5909.",
 		"--allow-all-tools", "--no-auto-update", "--additional-mcp-config", "@"+mcpPath)
 	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
 		t.Fatalf("copilot: %v\nstdout: %s\nstderr: %s", err, tail(out, 3000), tail(errs, 5000))

@@ -53,19 +53,12 @@ func TestDroid(t *testing.T) {
 	env := isolatedEnv(home, "FACTORY_DROID_AUTO_UPDATE_ENABLED=false", "FACTORY_DISABLE_KEYRING=1", "NO_COLOR=1",
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 
-	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "droid")
-	if err != nil || !strings.Contains(out, filepath.Join(factory, "settings.json")) {
-		t.Fatalf("ctxhook install droid: %v\n%s%s", err, out, errs)
-	}
-	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
-	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", "droid"); err != nil {
-		t.Fatalf("doctor droid: %v\n%s", err, out)
-	}
+	installHarness(t, env, project, ctxhook, home, "droid", filepath.Join(factory, "settings.json"))
 	// Each hook's payload is recorded on its way to ctxhook.
 	record := filepath.Join(cr.Tmp, "hooks.jsonl")
 	recordHooks(t, filepath.Join(factory, "settings.json"), ctxhook, record)
 
-	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, droid, "exec", "--skip-permissions-unsafe",
+	out, errs, err := run(t, 4*time.Minute, env, project, []byte{}, droid, "exec", "--skip-permissions-unsafe",
 		"--add-tools", "MCP:workflow,MCP:tickets", "-m", "custom:fake-model", "Run the deploy-payments workflow and check ticket CVX-5909.")
 	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
 		t.Fatalf("droid: %v\nstdout: %s\nstderr: %s", err, tail(out, 3000), tail(errs, 5000))
@@ -74,25 +67,7 @@ func TestDroid(t *testing.T) {
 	if steps := checkRelayChain(t, calls, len(script)); steps != 3 {
 		t.Fatalf("%d steps reached the server", steps)
 	}
-	checkModelNeverSentToken(t, model, func(body []byte) []string {
-		var req struct {
-			Messages []struct {
-				ToolCalls []struct {
-					Function struct{ Name, Arguments string } `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		json.Unmarshal(body, &req)
-		var out []string
-		for _, m := range req.Messages {
-			for _, c := range m.ToolCalls {
-				if c.Function.Name == "workflow___step" {
-					out = append(out, c.Function.Arguments)
-				}
-			}
-		}
-		return out
-	})
+	checkModelNeverSentToken(t, model, chatToolArgs("workflow___step"))
 	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "tickets___get_ticket")
 	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "show", "1"); err != nil || !strings.Contains(out, "(droid)") {
 		t.Errorf("the events are not stored under droid: %v\n%s", err, tail(out, 2000))

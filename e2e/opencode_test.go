@@ -117,14 +117,7 @@ func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 		c.env+"_CONFIG="+cfgPath, c.env+"_DISABLE_MODELS_FETCH=1", c.env+"_DISABLE_AUTOUPDATE=1",
 		c.env+"_DISABLE_SHARE=1", c.env+"_DISABLE_LSP_DOWNLOAD=1", "NO_COLOR=1")
 
-	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", c.name)
-	if err != nil || !strings.Contains(out, "Wrote "+filepath.Join(ocDir, "plugins", "ctxhook.js")) {
-		t.Fatalf("ctxhook install %s: %v\n%s%s", c.name, err, out, errs)
-	}
-	os.WriteFile(filepath.Join(configHome, "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
-	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", c.name); err != nil {
-		t.Fatalf("doctor %s: %v\n%s", c.name, err, out)
-	}
+	installHarness(t, env, project, ctxhook, home, c.name, "Wrote "+filepath.Join(ocDir, "plugins", "ctxhook.js"))
 
 	// A probe plugin records each hook's input and output as the client
 	// hands them over, before ctxhook's plugin changes them (the
@@ -132,7 +125,7 @@ func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 	probeDir := filepath.Join(tmp, "probe")
 	os.WriteFile(filepath.Join(ocDir, "plugins", "00-probe.js"), []byte(probePlugin), 0o644)
 	env = append(env, "CTXHOOK_E2E_PROBE="+probeDir)
-	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, c.bin,
+	out, errs, err := run(t, 4*time.Minute, env, project, []byte{}, c.bin,
 		append(append([]string{"run"}, c.args...), "Run the deploy-payments workflow and check ticket CVX-5909.")...)
 	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
 		t.Fatalf("%s: %v\nstdout: %s\nstderr: %s", c.name, err, tail(out, 3000), tail(errs, 5000))
@@ -144,25 +137,7 @@ func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 	if steps := checkRelayChain(t, calls, len(script)); steps != 3 {
 		t.Fatalf("%d steps reached the server", steps)
 	}
-	checkModelNeverSentToken(t, model, func(body []byte) []string {
-		var req struct {
-			Messages []struct {
-				ToolCalls []struct {
-					Function struct{ Name, Arguments string } `json:"function"`
-				} `json:"tool_calls"`
-			} `json:"messages"`
-		}
-		json.Unmarshal(body, &req)
-		var out []string
-		for _, m := range req.Messages {
-			for _, c := range m.ToolCalls {
-				if c.Function.Name == "workflow_step" {
-					out = append(out, c.Function.Arguments)
-				}
-			}
-		}
-		return out
-	})
+	checkModelNeverSentToken(t, model, chatToolArgs("workflow_step"))
 	checkCaptured(t, env, project, ctxhook, home, model, "CVX-5909", "tickets_get_ticket")
 	checkProbe(t, probeDir, c.name)
 	// Stored under the client's own name.

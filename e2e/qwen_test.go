@@ -41,19 +41,11 @@ func TestQwen(t *testing.T) {
 	env := isolatedEnv(home, "OPENAI_API_KEY=sk-fake", "OPENAI_BASE_URL="+model.URL+"/v1", "OPENAI_MODEL=fake-model",
 		"QWEN_CODE_SUPPRESS_YOLO_WARNING=1", "NO_COLOR=1", "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))
 
-	os.MkdirAll(filepath.Join(home, ".config", "ctxhook"), 0o700)
-	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
-	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "install", "qwen", "--wrap-mcp", "workflow")
-	if err != nil || !strings.Contains(out, filepath.Join(qwenDir, "settings.json")) {
-		t.Fatalf("ctxhook install qwen: %v\n%s%s", err, out, errs)
-	}
-	if out, _, err := run(t, time.Minute, env, project, nil, ctxhook, "doctor", "qwen"); err != nil {
-		t.Fatalf("doctor qwen: %v\n%s", err, out)
-	}
+	installHarness(t, env, project, ctxhook, home, "qwen", filepath.Join(qwenDir, "settings.json"), "--wrap-mcp", "workflow")
 	record := filepath.Join(cr.Tmp, "hooks.jsonl")
 	recordHooks(t, filepath.Join(qwenDir, "settings.json"), ctxhook, record)
 
-	out, errs, err = run(t, 4*time.Minute, env, project, []byte{}, qwen, "--auth-type", "openai", "--yolo",
+	out, errs, err := run(t, 4*time.Minute, env, project, []byte{}, qwen, "--auth-type", "openai", "--yolo",
 		"-p", "Run the deploy-payments workflow and check ticket CVX-5909.")
 	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
 		t.Fatalf("qwen: %v\nstdout: %s\nstderr: %s", err, tail(out, 3000), tail(errs, 5000))
