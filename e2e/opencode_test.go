@@ -94,6 +94,9 @@ func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 	if out, err := exec.Command("cp", "-a", openCodeDeps()+"/.", ocDir).CombinedOutput(); err != nil {
 		t.Fatalf("copy OpenCode deps: %v %s", err, out)
 	}
+	if c.name == "kilo" {
+		kiloPluginInstalled(t, ocDir)
+	}
 
 	cfg := map[string]any{
 		"model": "fake/fake-model", "small_model": "fake/fake-model", "autoupdate": false, "share": "disabled",
@@ -144,6 +147,38 @@ func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 	out, _, err = run(t, time.Minute, env, project, nil, ctxhook, "show", "1")
 	if err != nil || !strings.Contains(out, "("+c.name+")") {
 		t.Errorf("the events are not stored under %s: %v\n%s", c.name, err, tail(out, 2000))
+	}
+}
+
+// kiloPluginInstalled lists @kilocode/plugin as installed in a Kilo
+// config directory. Kilo installs it into every config directory at start
+// (at its own version, 7.7.7, which the npm registry never had), and
+// offline it waits about 70 s for that install to fail unless node_modules
+// and the lock file already list it.
+func kiloPluginInstalled(t *testing.T, dir string) {
+	t.Helper()
+	pkg := filepath.Join(dir, "node_modules", "@kilocode", "plugin")
+	os.MkdirAll(pkg, 0o755)
+	os.WriteFile(filepath.Join(pkg, "package.json"), []byte(`{"name":"@kilocode/plugin","version":"`+KiloVersion+`"}`), 0o644)
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		deps := v
+		if f == "package-lock.json" {
+			pkgs, _ := v["packages"].(map[string]any)
+			pkgs["node_modules/@kilocode/plugin"] = map[string]any{"version": KiloVersion}
+			deps, _ = pkgs[""].(map[string]any)
+		}
+		d, _ := deps["dependencies"].(map[string]any)
+		d["@kilocode/plugin"] = KiloVersion
+		b, _ = json.MarshalIndent(v, "", "  ")
+		os.WriteFile(filepath.Join(dir, f), b, 0o644)
 	}
 }
 
