@@ -18,8 +18,16 @@ const ABIVersion = 1
 // ID names this build: the plugin, the ABI and the module version. A
 // client and a daemon of different builds never talk.
 func ID() string {
+	bi, _ := debug.ReadBuildInfo()
+	return IDOf(bi)
+}
+
+// IDOf is ID for a build described by bi (nil: no build information), as
+// debug/buildinfo reads it from another binary of the same source: a
+// benchmark built apart can then speak to that binary's daemon.
+func IDOf(bi *debug.BuildInfo) string {
 	id := wasmsum.SHA256[:16] + "/abi" + strconv.Itoa(ABIVersion)
-	if bi, ok := debug.ReadBuildInfo(); ok {
+	if bi != nil {
 		id += "/" + bi.Main.Version
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {

@@ -3,6 +3,8 @@ package hookproto_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
@@ -21,5 +23,20 @@ func TestWasmSum(t *testing.T) {
 	}
 	if hookproto.ABIVersion != abi.Version {
 		t.Errorf("hookproto.ABIVersion %d, abi.Version %d", hookproto.ABIVersion, abi.Version)
+	}
+}
+
+// TestIDOf: the id a binary's build information gives is the one that
+// binary computes for itself, and VCS stamps change it: a program built
+// without them (go run under GOFLAGS=-buildvcs=false) is another build.
+func TestIDOf(t *testing.T) {
+	bi, _ := debug.ReadBuildInfo()
+	if hookproto.ID() != hookproto.IDOf(bi) {
+		t.Fatalf("ID() = %q, IDOf(own build info) = %q", hookproto.ID(), hookproto.IDOf(bi))
+	}
+	stamped := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}}
+	plain := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}
+	if hookproto.IDOf(stamped) == hookproto.IDOf(plain) || !strings.HasSuffix(hookproto.IDOf(stamped), "/(devel)/abc/false") {
+		t.Fatalf("VCS stamps not in the id: %q against %q", hookproto.IDOf(stamped), hookproto.IDOf(plain))
 	}
 }

@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"flag"
 	"fmt"
 	"net"
@@ -152,13 +153,18 @@ func main() {
 		}
 		return "?"
 	}
+	// The daemon is bin's ctxhook: its requests carry that binary's build
+	// id, not this program's (built apart, it may lack VCS stamps).
+	bi, err := buildinfo.ReadFile(ctxhook)
+	check(err)
+	buildID := []byte(hookproto.IDOf(bi))
 	for i := 0; i < *calls; i++ {
 		if *trace && i%1000 == 0 {
 			fmt.Printf("  after %d requests: RSS %s\n", i, rss())
 		}
 		c, err := net.Dial("unix", p.Socket())
 		check(err)
-		hookproto.Write(c, []byte(hookproto.ID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload)
+		hookproto.Write(c, buildID, []byte("claude-code"), []byte("PostToolUse"), nil, payload)
 		if _, err := hookproto.Read(c); err != nil {
 			check(err)
 		}
