@@ -31,7 +31,8 @@ func TestDocVersionAndNames(t *testing.T) {
 	names = append(names, OpSetState, OpStoreEvent, OpTally, OpStoreChunk, OpIndexTranscript, HarnessTranscript, TallyRelayed, TallyNudges, TallyCapture, TallyShaped, TallyRefetch,
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
-		HarnessClaudeCode, HarnessCodex, HarnessGemini, HarnessCursor, HarnessOpenCode, HarnessMCPProxy, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
+		HarnessClaudeCode, HarnessCodex, HarnessGemini, HarnessCursor, HarnessOpenCode, HarnessMCPProxy,
+		HarnessKilo, HarnessDroid, HarnessCopilot, HarnessQwen, HarnessAuggie, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery)
 	names = append(names, DefaultCapturePaths...)
 	for _, n := range names {
 		if !strings.Contains(doc, n) {
