@@ -177,29 +177,34 @@ func handleFD() int32 {
 //go:wasmexport ctxhook_warm
 func warm() int32 {
 	for _, s := range engine.WarmSamples() {
-		hdr, err := json.Marshal(s)
-		if err != nil {
-			return fail("warm: " + err.Error())
-		}
-		var req abi.HandleRequest
-		if err := json.Unmarshal(hdr, &req); err != nil {
-			return fail("warm: " + err.Error())
-		}
-		p := engine.ParsePayload(req.Harness, req.Payload)
-		if _, err := p.Prepare(); err != nil {
-			return fail("warm: " + err.Error())
-		}
-		resp, err := engine.HandleParsed(req, p)
-		if err != nil {
-			return fail("warm: " + err.Error())
-		}
-		abi.DetachBlobs(&resp)
-		if _, err := json.Marshal(resp); err != nil {
+		if err := warmOne(s); err != nil {
 			return fail("warm: " + err.Error())
 		}
 	}
 	pdk.OutputString("ok")
 	return 0
+}
+
+func warmOne(s abi.HandleRequest) error {
+	hdr, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var req abi.HandleRequest
+	if err := json.Unmarshal(hdr, &req); err != nil {
+		return err
+	}
+	p := engine.ParsePayload(req.Harness, req.Payload)
+	if _, err := p.Prepare(); err != nil {
+		return err
+	}
+	resp, err := engine.HandleParsed(req, p)
+	if err != nil {
+		return err
+	}
+	abi.DetachBlobs(&resp)
+	_, err = json.Marshal(resp)
+	return err
 }
 
 func output(v any) int32 {

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d284551bfa8f654e9e97229fa99c7e09c496c4bbfcc49fbce9e4c8e1b3b1b42f"
+const SHA256 = "dda5cca2ce375e4a59538abf52861e85afd8aa6f654d36ee57ca817236ff8354"

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/auggie"
@@ -57,7 +55,7 @@ func (h auggieHook) call(d *decision, event string) toolCall {
 	p := h.p
 	c := toolCall{event: event, cwd: p.Cwd(), tool: p.ToolName,
 		category: classify.Tool(p.ToolName), input: p.ToolInput, response: p.ToolOutput}
-	c.server, c.mcpTool, c.isMCP = p.MCP(slices.Collect(maps.Keys(d.req.Config.Servers)))
+	c.server, c.mcpTool, c.isMCP = p.MCP(d.serverNames())
 	if c.isMCP {
 		c.category = abi.CategoryMCP
 	}

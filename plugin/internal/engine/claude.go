@@ -2,8 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"maps"
-	"slices"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
@@ -129,14 +127,8 @@ func (h claudeHook) call(d *decision, event string) toolCall {
 	switch d.req.Harness {
 	case abi.HarnessDroid:
 		c.server, c.mcpTool, c.isMCP = classify.DroidName(p.ToolName)
-		if c.isMCP {
-			c.category = abi.CategoryMCP
-		}
 	case abi.HarnessCopilot:
-		c.server, c.mcpTool, c.isMCP = classify.CopilotName(p.ToolName, slices.Collect(maps.Keys(d.req.Config.Servers)))
-		if c.isMCP {
-			c.category = abi.CategoryMCP
-		}
+		c.server, c.mcpTool, c.isMCP = classify.CopilotName(p.ToolName, d.serverNames())
 		if text, failed, ok := p.CopilotResult(); ok {
 			c.response, _ = json.Marshal(text)
 			c.failed = failed
@@ -149,6 +141,9 @@ func (h claudeHook) call(d *decision, event string) toolCall {
 		}
 	default:
 		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+	}
+	if c.isMCP { // the names of Droid's and Copilot's MCP tools have no mcp__ prefix
+		c.category = abi.CategoryMCP
 	}
 	if event == claude.PostToolUseFailure {
 		c.failed, c.response = true, p.Error

@@ -188,6 +188,14 @@ func (d *decision) setState(key, value string) {
 
 // toolServers is Cursor's learned tool-to-server map (empty when state
 // could not be read: then nothing is injected for an unnamed server).
+// serverNames are the servers the user's config names, sorted: the
+// dialects whose tool names join server and tool with a separator a
+// server name may hold too (Copilot CLI, Auggie, OpenCode) match them
+// first.
+func (d *decision) serverNames() []string {
+	return slices.Sorted(maps.Keys(d.req.Config.Servers))
+}
+
 func (d *decision) toolServers() map[string]string {
 	if d.tools == nil {
 		d.tools = map[string]string{}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"slices"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
@@ -53,14 +52,7 @@ func (h openCodeHook) call(d *decision) toolCall {
 	}
 	// Configured servers first (they are the ones the relay serves), then
 	// the servers the loader saw in OpenCode's own config.
-	servers := slices.Sorted(func(yield func(string) bool) {
-		for s := range d.req.Config.Servers {
-			if !yield(s) {
-				return
-			}
-		}
-	})
-	servers = append(servers, p.MCPServers...)
+	servers := append(d.serverNames(), p.MCPServers...)
 	if server, tool, ok := opencode.Split(p.Input.Tool, servers); ok {
 		c.isMCP, c.server, c.mcpTool, c.category = true, server, tool, abi.CategoryMCP
 	} else if p.Hook == opencode.ToolAfter && p.IsMCPResult() {

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 )
 
 // WarmSamples are decisions typical of a session (a relay server's call
@@ -52,7 +52,4 @@ func WarmSamples() []abi.HandleRequest {
 	return reqs
 }
 
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+func quote(s string) string { return string(jsonfast.AppendString(nil, s)) }
