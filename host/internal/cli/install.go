@@ -100,22 +100,20 @@ func settingsPath(env Env, h install.Harness, scope string) (string, error) {
 }
 
 // mcpTargets lists where a harness keeps the MCP servers --wrap-mcp
-// rewrites; none for harnesses whose hooks see result _meta.
+// rewrites: where ctxhook's own server goes (MCPEntryFor), and Claude
+// Code's other files. None for the harnesses whose hooks see result
+// _meta: the OpenCode loader's (Kilo's too) and Codex, whose servers are
+// TOML (MCPEntryFor has no entry for it).
 func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 	wd, _ := os.Getwd()
-	switch h.Name {
-	case install.Claude.Name:
+	switch {
+	case h.Name == install.Claude.Name:
 		return install.ClaudeMCPTargets(scope, install.Home(env.Getenv), wd)
-	case install.Gemini.Name, install.Qwen.Name, install.Auggie.Name:
-		path, err := settingsPath(env, h, scope)
-		if err != nil {
-			return nil
-		}
-		return []install.MCPTarget{{Path: path, Keys: []string{"mcpServers"}}}
-	case install.Cursor.Name, install.Droid.Name, install.Copilot.Name:
-		if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
-			return []install.MCPTarget{{Path: m.Path, Keys: m.Keys}}
-		}
+	case h.Plugin:
+		return nil
+	}
+	if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
+		return []install.MCPTarget{{Path: m.Path, Keys: m.Keys}}
 	}
 	return nil
 }

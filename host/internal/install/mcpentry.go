@@ -40,6 +40,18 @@ func stdioEntry(typed bool) func(string) any {
 // PlanCodexMCP).
 func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string) (MCPEntry, bool) {
 	home := Home(getenv)
+	// besideHooks is a file in the directory of the harness's hooks file,
+	// or ("") the hooks file itself.
+	besideHooks := func(name string, entry func(string) any) (MCPEntry, bool) {
+		p, err := h.HooksPath(scope, getenv, dir)
+		if err != nil {
+			return MCPEntry{}, false
+		}
+		if name != "" {
+			p = filepath.Join(filepath.Dir(p), name)
+		}
+		return MCPEntry{p, []string{"mcpServers"}, entry}, true
+	}
 	switch h.Name {
 	case Claude.Name:
 		if scope == "project" {
@@ -47,26 +59,13 @@ func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string
 		}
 		return MCPEntry{filepath.Join(home, ".claude.json"), []string{"mcpServers"}, stdioEntry(true)}, true
 	case Gemini.Name, Qwen.Name, Auggie.Name:
-		p, _ := h.HooksPath(scope, getenv, dir)
-		return MCPEntry{p, []string{"mcpServers"}, stdioEntry(false)}, true
+		return besideHooks("", stdioEntry(false))
 	case Copilot.Name:
-		base := filepath.Join(home, ".copilot")
-		if d := getenv("COPILOT_HOME"); d != "" {
-			base = d
-		}
-		if scope == "project" {
-			base = filepath.Join(dir, ".github", "copilot")
-		}
-		return MCPEntry{filepath.Join(base, "mcp-config.json"), []string{"mcpServers"}, func(exe string) any {
+		return besideHooks("mcp-config.json", func(exe string) any {
 			return map[string]any{"type": "local", "command": exe, "args": []string{"mcp"}, "tools": []string{"*"}}
-		}}, true
+		})
 	case Cursor.Name, Droid.Name:
-		sub := map[string]string{Cursor.Name: ".cursor", Droid.Name: ".factory"}[h.Name]
-		base := filepath.Join(home, sub)
-		if scope == "project" {
-			base = filepath.Join(dir, sub)
-		}
-		return MCPEntry{filepath.Join(base, "mcp.json"), []string{"mcpServers"}, stdioEntry(h.Name == Droid.Name)}, true
+		return besideHooks("mcp.json", stdioEntry(h.Name == Droid.Name))
 	}
 	if h.Plugin {
 		d, err := PluginDir(h, scope, getenv, dir)
