@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 )
@@ -145,12 +144,18 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	for _, t := range req.Tools {
 		offered[t.Function.Name] = true
 	}
-	// Factory Droid names MCP tools <server>___<tool> and offers them only
-	// once the model has asked for them with its ToolSearch tool.
-	droid := offered["ToolSearch"]
+	// Factory Droid (ToolSearch) and Qwen Code (tool_search) offer MCP
+	// tools only once the model has asked for them with their search tool.
+	var searchTool string
+	switch {
+	case offered["ToolSearch"]:
+		searchTool = "ToolSearch"
+	case offered["tool_search"] && offered["tool_call"]:
+		searchTool = "tool_search"
+	}
 	// The name a client gives an MCP tool: OpenCode's <server>_<tool>,
 	// Droid's <server>___<tool>, GitHub Copilot CLI's <server>-<tool>;
-	// whichever is offered.
+	// whichever is offered. Qwen Code keeps the script's mcp__ name.
 	name := func(tool string) string {
 		server, n := splitScripted(tool)
 		for _, sep := range []string{"-", "___", "_"} {
@@ -158,8 +163,11 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 				return server + sep + n
 			}
 		}
-		if droid {
+		switch searchTool {
+		case "ToolSearch":
 			return server + "___" + n
+		case "tool_search":
+			return tool
 		}
 		return server + "_" + n
 	}
@@ -173,9 +181,10 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 		scripted[name(st.Tool)] = true
 		main = main || offered[name(st.Tool)]
 	}
-	// Qwen Code keeps MCP tools hidden behind tool_search, and calls them
-	// through tool_call {name, arguments} under their mcp__ names.
-	qwen := offered["tool_search"] && offered["tool_call"] && !main
+	hidden := !main && searchTool != "" && len(names) > 0
+	// Qwen Code never offers them: the model calls them through tool_call
+	// {name, arguments}.
+	qwen := hidden && searchTool == "tool_search"
 	if qwen {
 		scripted["tool_call"] = true
 		main = true
@@ -183,27 +192,16 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	searched := false
 	for _, m := range req.Messages {
 		for _, c := range m.ToolCalls {
-			searched = searched || c.Function.Name == "ToolSearch" || c.Function.Name == "tool_search"
+			searched = searched || c.Function.Name == searchTool
 		}
 	}
 	var delta map[string]any
 	finish := "stop"
-	search := func(tool string, names []string) {
+	if hidden && !searched {
 		args, _ := json.Marshal(map[string]string{"query": "select:" + strings.Join(names, ",")})
 		delta = map[string]any{"role": "assistant", "tool_calls": []any{map[string]any{"index": 0, "id": "call_search", "type": "function",
-			"function": map[string]any{"name": tool, "arguments": string(args)}}}}
+			"function": map[string]any{"name": searchTool, "arguments": string(args)}}}}
 		finish = "tool_calls"
-	}
-	if droid && !main && !searched && len(names) > 0 {
-		search("ToolSearch", names)
-	} else if qwen && !searched {
-		var mcp []string
-		for _, st := range s.Script {
-			if !slices.Contains(mcp, st.Tool) {
-				mcp = append(mcp, st.Tool)
-			}
-		}
-		search("tool_search", mcp)
 	} else if !main {
 		delta = map[string]any{"role": "assistant", "content": "ok"}
 	} else {
