@@ -162,21 +162,16 @@ func searchable(t *testing.T, home, marker string) bool {
 }
 
 // TestProxyFirstAnswer measures what a user waits for when the agent
-// starts its servers just after `ctxhook install`: the time from starting
-// the server (directly, or `ctxhook proxy` in front of it) to the first
-// tools/call's answer, initialize included. Each round uses a new home
-// with its own compilation cache, warmed by install, and no daemon yet
-// (the proxy starts it); one proxy alone, then three at once. A
-// benchmark, not a timed test: it reports the ratios to the direct
-// TestProxyFirstAnswer times, from process start, the first tools/call
-// answer (initialize included) of a server started directly and of the
-// same server started through `ctxhook proxy` in a fresh home after
-// `ctxhook install`: with the daemon install started, with no daemon
-// (the proxy starts one), and three of each started at once. Two
-// servers: the test's Go server (the official Go SDK, a few ms to
-// start) and a Node server without dependencies (testdata/server.mjs:
-// what node itself costs, as most MCP servers are Node or Python ones
-// that cost more). A benchmark: it asserts nothing about speed.
+// starts its servers just after `ctxhook install`: the time from process
+// start to the first tools/call's answer (initialize included) of a
+// server started directly, through a relay that decides nothing (the
+// floor of any process in between), and through `ctxhook proxy` in a
+// fresh home after install: with the daemon install started, with no
+// daemon (the proxy starts one), and three of each started at once. Two
+// servers: the test's Go server (the official Go SDK, a few ms to start)
+// and a Node server without dependencies (testdata/server.mjs: what node
+// itself costs, as most MCP servers are Node or Python ones that cost
+// more). A benchmark: it asserts nothing about speed.
 func TestProxyFirstAnswer(t *testing.T) {
 	if os.Getenv("CTXHOOK_BENCH") == "" {
 		t.Skip("set CTXHOOK_BENCH=1 (make bench)")
@@ -221,9 +216,17 @@ func TestProxyFirstAnswer(t *testing.T) {
 	// The proxy and install run as a user's would: the built binary
 	// (CTXHOOK_PROXY_BIN, as make bench sets it), else this test binary.
 	bin := cmp.Or(os.Getenv("CTXHOOK_PROXY_BIN"), os.Args[0])
+	// The floor: a small static program that starts the server and
+	// passes its stdio through, deciding nothing.
+	relay := filepath.Join(t.TempDir(), "relay")
+	build := exec.Command("go", "build", "-o", relay, "./testdata/relay")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the relay: %v\n%s", err, out)
+	}
 	fmt.Printf("first tools/call answer from process start (initialize included), 5 rounds, p50 and max; proxy %s:\n", bin)
 	for _, srv := range servers {
-		var direct, direct3, installed, installed3, alone, alone3 []time.Duration
+		var direct, direct3, relayed, installed, installed3, alone, alone3 []time.Duration
 		for r := 0; r < 5; r++ {
 			home := t.TempDir()
 			os.MkdirAll(filepath.Join(home, "config"), 0o700)
@@ -239,6 +242,7 @@ func TestProxyFirstAnswer(t *testing.T) {
 			waitDaemon(t, home)
 			proxy := append([]string{bin, "proxy", "--name", "wf", "--"}, srv.cmd...)
 			direct = append(direct, first(os.Environ(), srv.cmd...))
+			relayed = append(relayed, first(os.Environ(), append([]string{relay}, srv.cmd...)...))
 			installed = append(installed, first(env, proxy...))
 			direct3 = append(direct3, three(os.Environ(), srv.cmd...)...)
 			installed3 = append(installed3, three(env, proxy...)...)
@@ -258,6 +262,7 @@ func TestProxyFirstAnswer(t *testing.T) {
 		fmt.Printf(" %s:\n", srv.name)
 		fmt.Printf("  %-40s p50 %9v  max %9v\n", "direct", d, pct(direct, 100))
 		fmt.Printf("  %-40s p50 %9v  max %9v\n", "direct, three at once", d3, pct(direct3, 100))
+		row("relay deciding nothing (the floor)", relayed, d, "direct")
 		row("proxy after install (daemon running)", installed, d, "direct")
 		row("three proxies at once after install", installed3, d3, "direct three at once")
 		row("proxy, no daemon (it starts one)", alone, d, "direct")
