@@ -468,7 +468,7 @@ func TestMigrateFromV4(t *testing.T) {
 	if err := fts5.Register(conn); err != nil {
 		t.Fatal(err)
 	}
-	if err := conn.Exec(`PRAGMA journal_mode=WAL`); err != nil {
+	if err := conn.Exec(journalPragmas); err != nil {
 		t.Fatal(err)
 	}
 	for i, m := range migrations[:4] {

@@ -149,7 +149,7 @@ func (s *Store) init(o Options) error {
 	// Switching a new database to WAL does not wait on the busy handler:
 	// when another process is doing the same, retry until the timeout.
 	for deadline := time.Now().Add(o.BusyTimeout); ; time.Sleep(10 * time.Millisecond) {
-		err := s.conn.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`)
+		err := s.conn.Exec(journalPragmas)
 		if err == nil {
 			break
 		}
@@ -159,6 +159,16 @@ func (s *Store) init(o Options) error {
 	}
 	return s.migrate()
 }
+
+// journalPragmas: a WAL lets readers go on while a hook writes; where
+// its shared memory cannot be mapped (memory_windows.go), a rollback
+// journal, with which a reader waits out a write (the busy timeout).
+var journalPragmas = func() string {
+	if sharedMemory {
+		return `PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON`
+	}
+	return `PRAGMA journal_mode=DELETE; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON`
+}()
 
 // tightenModes forces 0600 on the database files that exist, in case they
 // were created by an older version or under another umask.

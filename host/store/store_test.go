@@ -93,6 +93,7 @@ func TestSearch(t *testing.T) {
 }
 
 func TestFileModes(t *testing.T) {
+	unixModes(t)
 	old := syscallUmask(0o002)
 	defer syscallUmask(old)
 	dir := filepath.Join(testdir.New(t), "data")
@@ -156,7 +157,7 @@ func FuzzQuery(f *testing.F) {
 	for _, s := range []string{"CVX-5909", `"a b" c`, `NOT x*`, `a:b`, `(`, `"`, "ü\x00"} {
 		f.Add(s)
 	}
-	s, err := Open(filepath.Join(f.TempDir(), "db"), Options{})
+	s, err := Open(filepath.Join(testdir.New(f), "db"), Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -192,6 +193,7 @@ func FuzzQuery(f *testing.F) {
 // A reader re-creates -wal and -shm after the last writer closed; they must
 // still be 0600 under a permissive umask.
 func TestReaderCreatesPrivateFiles(t *testing.T) {
+	unixModes(t)
 	dir := filepath.Join(testdir.New(t), "data")
 	path := filepath.Join(dir, "ctxhook.db")
 	s, err := Open(path, Options{})
@@ -402,6 +404,7 @@ func TestQueryBounds(t *testing.T) {
 // into a directory others may write; a file of this user's made under a
 // permissive umask is tightened to 0600 and used.
 func TestRefusesOthersFiles(t *testing.T) {
+	unixModes(t)
 	dir := filepath.Join(testdir.New(t), "shared")
 	os.Mkdir(dir, 0o700)
 	path := filepath.Join(dir, "ctxhook.db")
@@ -441,7 +444,7 @@ func TestRefusesOthersFiles(t *testing.T) {
 // install, while the daemon it started opens the store) sees a store
 // that does not exist yet, not a damaged one.
 func TestReadOnlyBeforeSchema(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	path := filepath.Join(dir, "ctxhook.db")
 	if err := os.WriteFile(path, nil, 0o600); err != nil {
 		t.Fatal(err)

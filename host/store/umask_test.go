@@ -2,6 +2,12 @@
 
 package store
 
-import "syscall"
+import (
+	"syscall"
+	"testing"
+)
 
 func syscallUmask(m int) int { return syscall.Umask(m) }
+
+// unixModes: the test checks Unix file modes, which this system has.
+func unixModes(testing.TB) {}
