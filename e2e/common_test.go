@@ -115,13 +115,19 @@ func chatToolArgs(tool string) func(body []byte) []string {
 	}
 }
 
+// relayWorkflow writes ctxhook's config under home: the workflow
+// server's token is relayed.
+func relayWorkflow(home string) {
+	os.MkdirAll(filepath.Join(home, ".config", "ctxhook"), 0o700)
+	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
+}
+
 // installHarness wires ctxhook in as a user would: the relay on for the
 // workflow server, `ctxhook install <harness> [args]`, whose output must
 // name want, then `ctxhook doctor <harness>`, which must pass.
 func installHarness(t *testing.T, env []string, project, ctxhook, home, harness, want string, args ...string) {
 	t.Helper()
-	os.MkdirAll(filepath.Join(home, ".config", "ctxhook"), 0o700)
-	os.WriteFile(filepath.Join(home, ".config", "ctxhook", "config.toml"), []byte("[servers.workflow]\nrelay = true\n"), 0o600)
+	relayWorkflow(home)
 	out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, append([]string{"install", harness}, args...)...)
 	if err != nil || !strings.Contains(out, want) {
 		t.Fatalf("ctxhook install %s: %v\n%s%s", harness, err, out, errs)

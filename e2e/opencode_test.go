@@ -58,6 +58,46 @@ func TestOpenCode(t *testing.T) {
 		env: "OPENCODE", configFile: "opencode.json", args: []string{"--format", "json", "--print-logs"}})
 }
 
+// TestOpenCodeNPM: real OpenCode with the loader installed as its npm
+// package, the way a user without Go would: the npm pack tarballs of
+// ctxhook, this platform's binary package, @ctxhook/core and
+// @ctxhook/opencode installed offline into OpenCode's config directory,
+// and a plugin file that only re-exports @ctxhook/opencode. No `ctxhook
+// install` runs: the loader finds plugin.wasm in @ctxhook/core and the
+// ctxhook binary through the ctxhook package, and everything stored is
+// searched with that binary.
+func TestOpenCodeNPM(t *testing.T) {
+	requireE2E(t)
+	testOpenCodeFamily(t, openCodeClient{name: "opencode", bin: npmInstall(t, "opencode-ai", OpenCodeVersion, "opencode"),
+		env: "OPENCODE", configFile: "opencode.json", args: []string{"--format", "json", "--print-logs"}, viaNPM: true})
+}
+
+// npmLoader installs ctxhook's npm packages (scripts/npm-pack.sh, this
+// platform only) into dir offline, with a plugin file re-exporting the
+// loader, and returns the ctxhook command the packages installed.
+func npmLoader(t *testing.T, dir string) string {
+	t.Helper()
+	root := repoRoot(t)
+	tarballs := filepath.Join(t.TempDir(), "tarballs")
+	pack := exec.Command("scripts/npm-pack.sh", tarballs, runtime.GOOS+"/"+runtime.GOARCH)
+	pack.Dir = root
+	if out, err := pack.CombinedOutput(); err != nil {
+		t.Fatalf("npm-pack.sh: %v\n%s", err, out)
+	}
+	tgz, _ := filepath.Glob(filepath.Join(tarballs, "*.tgz"))
+	if len(tgz) < 4 {
+		t.Fatalf("npm-pack.sh made %v: want ctxhook, its platform package, core and opencode", tgz)
+	}
+	install := exec.Command("npm", append([]string{"install", "--offline", "--no-audit", "--no-fund"}, tgz...)...)
+	install.Dir = dir
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("npm install of the tarballs: %v\n%s", err, out)
+	}
+	os.MkdirAll(filepath.Join(dir, "plugins"), 0o755)
+	os.WriteFile(filepath.Join(dir, "plugins", "ctxhook.js"), []byte(`export { CtxhookPlugin } from "@ctxhook/opencode";`+"\n"), 0o644)
+	return filepath.Join(dir, "node_modules", ".bin", "ctxhook")
+}
+
 // KiloVersion is the pinned Kilo CLI release: the newest whose
 // platform binary the npm registry has (7.8.1 names a
 // @kilocode/cli-linux-x64 that was never published).
@@ -78,6 +118,7 @@ func TestKilo(t *testing.T) {
 type openCodeClient struct {
 	name, bin, env, configFile string
 	args                       []string
+	viaNPM                     bool // the loader from ctxhook's npm packages, not `ctxhook install`
 }
 
 func testOpenCodeFamily(t *testing.T, c openCodeClient) {
@@ -120,7 +161,12 @@ func testOpenCodeFamily(t *testing.T, c openCodeClient) {
 		c.env+"_CONFIG="+cfgPath, c.env+"_DISABLE_MODELS_FETCH=1", c.env+"_DISABLE_AUTOUPDATE=1",
 		c.env+"_DISABLE_SHARE=1", c.env+"_DISABLE_LSP_DOWNLOAD=1", "NO_COLOR=1")
 
-	installHarness(t, env, project, ctxhook, home, c.name, "Wrote "+filepath.Join(ocDir, "plugins", "ctxhook.js"))
+	if c.viaNPM {
+		ctxhook = npmLoader(t, ocDir)
+		relayWorkflow(home)
+	} else {
+		installHarness(t, env, project, ctxhook, home, c.name, "Wrote "+filepath.Join(ocDir, "plugins", "ctxhook.js"))
+	}
 
 	// A probe plugin records each hook's input and output as the client
 	// hands them over, before ctxhook's plugin changes them (the
