@@ -146,6 +146,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzSnippet \
 	  ./host/store:FuzzSplit \
 	  ./host/store/spool:FuzzRead \
+	  ./host/internal/mcpserver:FuzzHookPayload \
 	  ./host/internal/proxy:FuzzEnvelope \
 	  ./host/internal/proxy:FuzzReadLines \
 	  ./host/internal/termsafe:FuzzWriter \

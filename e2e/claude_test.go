@@ -59,6 +59,9 @@ type claudeOpts struct {
 	large bool
 	// ticketsViaProxy runs the tickets server behind `ctxhook proxy`.
 	ticketsViaProxy bool
+	// hookType is install's --hook-type ("" for its default, command
+	// hooks); mcp_tool gives Claude Code ctxhook's MCP server too.
+	hookType string
 }
 
 // runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
@@ -81,9 +84,36 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	tmp := r.Tmp
 
 	// Wire ctxhook in exactly as a user would.
-	out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, ctxhook, "install", "claude-code")
+	args := []string{"install", "claude-code"}
+	if o.hookType != "" {
+		args = append(args, "--hook-type", o.hookType)
+		o.ownMCP = o.ownMCP || o.hookType == "mcp_tool"
+	}
+	out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, ctxhook, args...)
 	if err != nil {
 		t.Fatalf("ctxhook install: %v\n%s%s", err, out, errs)
+	}
+	if o.hookType == "mcp_tool" {
+		// The tool hooks call ctxhook's MCP server; no command runs for them.
+		b, _ := os.ReadFile(filepath.Join(r.Home, ".claude", "settings.json"))
+		var st struct {
+			Hooks map[string][]struct {
+				Hooks []struct{ Type, Command string }
+			}
+		}
+		json.Unmarshal(b, &st)
+		for _, ev := range []string{"PreToolUse", "PostToolUse", "PostToolUseFailure"} {
+			for _, g := range st.Hooks[ev] {
+				for _, h := range g.Hooks {
+					if h.Type != "mcp_tool" {
+						t.Fatalf("install --hook-type mcp_tool wrote a %s hook of type %q: %s", ev, h.Type, b)
+					}
+				}
+			}
+			if len(st.Hooks[ev]) == 0 {
+				t.Fatalf("install --hook-type mcp_tool wrote no %s hook: %s", ev, b)
+			}
+		}
 	}
 	cfg := filepath.Join(r.Home, ".config", "ctxhook", "config.toml")
 	if err := os.WriteFile(cfg, []byte(o.config), 0o600); err != nil {
@@ -172,8 +202,21 @@ func workflowScript(steps int, tickets map[int]string) []fakemodel.Step {
 
 func TestClaudeCode(t *testing.T) {
 	requireE2E(t)
+	testClaudeCode(t, "")
+}
+
+// TestClaudeCodeMCPToolHooks: TestClaudeCode with the tool hooks
+// installed as "mcp_tool" hooks (`install claude-code --hook-type
+// mcp_tool`): Claude Code calls ctxhook's MCP server for each, and relay,
+// capture, shaping and nudges hold as with commands.
+func TestClaudeCodeMCPToolHooks(t *testing.T) {
+	requireE2E(t)
+	testClaudeCode(t, "mcp_tool")
+}
+
+func testClaudeCode(t *testing.T, hookType string) {
 	script := workflowScript(3, map[int]string{1: "CVX-5909"})
-	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow and check ticket CVX-5909.", large: true})
+	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow and check ticket CVX-5909.", large: true, hookType: hookType})
 
 	// 1. The relay: every step reached the server with the token the
 	// previous call issued, though the model never sent one.
@@ -268,9 +311,20 @@ func TestRecordDemoSession(t *testing.T) {
 // its calls a second time.
 func TestClaudeCodeProxy(t *testing.T) {
 	requireE2E(t)
+	testClaudeCodeProxy(t, "")
+}
+
+// TestClaudeCodeProxyMCPToolHooks: TestClaudeCodeProxy with "mcp_tool"
+// hooks: the 20-step workflow through the proxy, each call recorded once.
+func TestClaudeCodeProxyMCPToolHooks(t *testing.T) {
+	requireE2E(t)
+	testClaudeCodeProxy(t, "mcp_tool")
+}
+
+func testClaudeCodeProxy(t *testing.T, hookType string) {
 	script := workflowScript(20, nil)
 	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow to the end.",
-		config: "[servers.workflow]\nrelay = true\nproxy = true\n", viaProxy: true})
+		config: "[servers.workflow]\nrelay = true\nproxy = true\n", viaProxy: true, hookType: hookType})
 
 	calls := readToolCalls(t, r.MCPLog)
 	checkRelayChain(t, calls, 21)

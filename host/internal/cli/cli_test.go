@@ -255,6 +255,87 @@ func TestInstallDoctorUninstall(t *testing.T) {
 	}
 }
 
+// TestInstallMCPToolHooks: install --hook-type mcp_tool turns Claude
+// Code's tool hooks into calls of ctxhook's MCP server (which it adds),
+// switching either way replaces ctxhook's hooks rather than adding a
+// second set, a user's own hook stays, doctor counts both kinds, and
+// uninstall removes them.
+func TestInstallMCPToolHooks(t *testing.T) {
+	e := newEnv(t)
+	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	own := `{"hooks":{"PostToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"my-linter"}]}]}}`
+	os.WriteFile(settings, []byte(own), 0o600)
+	kinds := func() map[string][]string {
+		b, _ := os.ReadFile(settings)
+		var st struct {
+			Hooks map[string][]struct {
+				Hooks []struct{ Type, Command, Server string }
+			}
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatalf("settings: %v\n%s", err, b)
+		}
+		out := map[string][]string{}
+		for ev, groups := range st.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					out[ev] = append(out[ev], h.Type+":"+h.Command+h.Server)
+				}
+			}
+		}
+		return out
+	}
+	for _, step := range []struct {
+		args []string
+		tool string // the kind of PreToolUse's one handler
+	}{
+		{[]string{"install", "claude-code"}, "command"},
+		{[]string{"install", "claude-code", "--hook-type", "mcp_tool"}, "mcp_tool"},
+		{[]string{"install", "claude-code", "--hook-type", "command"}, "command"},
+		{[]string{"install", "claude-code", "--hook-type", "mcp_tool"}, "mcp_tool"},
+	} {
+		out, errs, code := e.run(t, nil, step.args...)
+		if code != 0 {
+			t.Fatalf("%v: %d\n%s%s", step.args, code, out, errs)
+		}
+		k := kinds()
+		if len(k["PreToolUse"]) != 1 || !strings.HasPrefix(k["PreToolUse"][0], step.tool+":") {
+			t.Fatalf("%v: PreToolUse handlers %v, want one %s hook", step.args, k["PreToolUse"], step.tool)
+		}
+		if len(k["PostToolUse"]) != 2 || k["PostToolUse"][0] != "command:my-linter" {
+			t.Fatalf("%v: PostToolUse handlers %v, want the user's and ctxhook's", step.args, k["PostToolUse"])
+		}
+		if len(k["Stop"]) != 1 || !strings.HasPrefix(k["Stop"][0], "command:") {
+			t.Fatalf("%v: Stop handlers %v, want one command", step.args, k["Stop"])
+		}
+	}
+	if k := kinds(); k["PostToolUse"][1] != "mcp_tool:ctxhook" {
+		t.Errorf("PostToolUse calls %q, want ctxhook's MCP server", k["PostToolUse"][1])
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.vars["HOME"], ".claude.json")); !strings.Contains(string(b), `"ctxhook"`) {
+		t.Errorf("no ctxhook MCP server for the mcp_tool hooks: %s", b)
+	}
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 0 || !strings.Contains(out, "6 of 6 hooks") {
+		t.Errorf("doctor: %d\n%s", code, out)
+	}
+	if out, _, code := e.run(t, nil, "uninstall", "claude-code"); code != 0 {
+		t.Fatalf("uninstall: %d\n%s", code, out)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != own {
+		t.Errorf("uninstall left %s, want the user's own file back", b)
+	}
+	for _, bad := range [][]string{
+		{"install", "codex", "--hook-type", "mcp_tool"},
+		{"install", "claude-code", "--hook-type", "mcp_tool", "--no-mcp"},
+		{"install", "claude-code", "--hook-type", "http"},
+	} {
+		if _, errs, code := e.run(t, nil, bad...); code != 2 || !strings.Contains(errs, "--hook-type") {
+			t.Errorf("%v: %d %q", bad, code, errs)
+		}
+	}
+}
+
 func TestHelpAndUnknown(t *testing.T) {
 	e := newEnv(t)
 	if out, _, code := e.run(t, nil, "--help"); code != 0 || !strings.Contains(out, "  search ") {

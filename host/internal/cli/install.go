@@ -44,12 +44,13 @@ func (f installFlags) exe() string {
 }
 
 func parseInstall(env Env, name, summary string, args []string) (installFlags, int, bool) {
-	flags := newFlags(env, name, "<harness> [--user|--project] [--dry-run] [--wrap-mcp [server...]]", summary+"\nHarnesses: "+strings.Join(harnessNames(), ", ")+".")
+	flags := newFlags(env, name, "<harness> [--user|--project] [--dry-run] [--wrap-mcp [server...]] [--hook-type command|mcp_tool]", summary+"\nHarnesses: "+strings.Join(harnessNames(), ", ")+".")
 	user := flags.Bool("user", false, "the user's settings (~/.claude, ~/.codex, ~/.gemini, ~/.cursor); the default")
 	project := flags.Bool("project", false, "this project's settings (.claude/, .codex/, .gemini/, .cursor/, .mcp.json)")
 	dry := flags.Bool("dry-run", false, "print the resulting files, change nothing")
 	wrap := flags.Bool("wrap-mcp", false, "also run MCP servers through `ctxhook proxy` (the named ones, or every stdio server)")
 	noMCP := flags.Bool("no-mcp", false, "do not add (or remove) ctxhook's own MCP server (search, get_event...)")
+	hookType := flags.String("hook-type", "command", "Claude Code only: \"mcp_tool\" has its tool hooks call ctxhook's MCP server, which the client already runs, instead of starting a command per hook")
 	pos, code, ok := parse(flags, args)
 	if !ok {
 		return installFlags{}, code, false
@@ -70,6 +71,17 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	}
 	if *user && *project {
 		return installFlags{}, usageError(env, name, "choose one of --user and --project"), false
+	}
+	switch {
+	case *hookType == "command":
+	case *hookType != "mcp_tool":
+		return installFlags{}, usageError(env, name, "--hook-type is command or mcp_tool, not %q", *hookType), false
+	case h.Name != install.Claude.Name:
+		return installFlags{}, usageError(env, name, "--hook-type mcp_tool is for claude-code only (its hooks can call an MCP tool)"), false
+	case *noMCP:
+		return installFlags{}, usageError(env, name, "--hook-type mcp_tool needs ctxhook's MCP server: leave out --no-mcp"), false
+	default:
+		h = install.WithMCPToolHooks(h)
 	}
 	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP}
 	if *project {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os/signal"
+	"sync"
 	"syscall"
 
+	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,7 +15,9 @@ import (
 // runMCP is `ctxhook mcp`: ctxhook's own MCP server on stdio.
 func runMCP(ctx context.Context, env Env, args []string) int {
 	flags := newFlags(env, "mcp", "", "Serve ctxhook's MCP tools (search, get_context, get_event, stats) on stdin/stdout.\n"+
-		"Harness configs run it; 'ctxhook install <harness>' adds it. Reads the store only.")
+		"Harness configs run it; 'ctxhook install <harness>' adds it. Its tools read the store only.\n"+
+		"It also answers Claude Code's mcp_tool hooks (tool \"hook\", not listed to the model;\n"+
+		"'ctxhook install claude-code --hook-type mcp_tool').")
 	pos, code, ok := parse(flags, args)
 	if !ok {
 		return code
@@ -27,7 +31,25 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version()})
+	// Claude Code's mcp_tool hooks are decided as `ctxhook hook` decides
+	// them (the daemon first, else in-process), by a decider made on the
+	// first such hook: a session without them starts nothing.
+	var once sync.Once
+	var dec *decider.Decider
+	defer func() {
+		if dec != nil {
+			dec.Close()
+		}
+	}()
+	decide := func(ctx context.Context, harness, event string, payload []byte) (string, error) {
+		once.Do(func() {
+			dec = decider.New(env.Getenv, p, func(kind, format string, a ...any) {
+				fmt.Fprintf(env.Stderr, "ctxhook mcp: "+format+"\n", a...)
+			})
+		})
+		return dec.Decide(ctx, harness, event, payload)
+	}
+	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide})
 	if err := srv.MCP().Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(env.Stderr, "ctxhook mcp: %v\n", err)
 		return 1

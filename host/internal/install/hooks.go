@@ -274,10 +274,7 @@ func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.Raw
 	out := groups[:0:0]
 	if h.Flat {
 		for _, g := range groups {
-			var cmd struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(g, &cmd) == nil && IsOurs(cmd.Command, exe, h.Name) {
+			if ok, _ := ourHandler(g, exe, h.Name); ok {
 				removed++
 				continue
 			}
@@ -299,10 +296,7 @@ func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.Raw
 		}
 		kept := handlers[:0:0]
 		for _, hd := range handlers {
-			var cmd struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(hd, &cmd) == nil && IsOurs(cmd.Command, exe, h.Name) {
+			if ok, _ := ourHandler(hd, exe, h.Name); ok {
 				removed++
 				continue
 			}
@@ -367,6 +361,36 @@ func IsOurs(command, exe, harness string) bool {
 	return false
 }
 
+// WithMCPToolHooks is Claude Code with its tool hooks (PreToolUse,
+// PostToolUse, PostToolUseFailure) of type "mcp_tool": each calls
+// ctxhook's MCP server, which Claude Code already runs, instead of
+// starting a hook command. The others stay commands: SessionStart comes
+// before the servers connect, and the rest are rare.
+func WithMCPToolHooks(h Harness) Harness {
+	h.Hooks = strings.TrimSuffix(h.Hooks, ".json") + "-mcp_tool.json"
+	return h
+}
+
+// ourHandler reports whether a hook handler is ctxhook's: a command
+// IsOurs, or an "mcp_tool" hook calling ctxhook's MCP server's hook tool
+// (Claude Code). what names it, for doctor.
+func ourHandler(raw json.RawMessage, exe, harness string) (ok bool, what string) {
+	var hd struct {
+		Type, Command, Server, Tool string
+	}
+	if json.Unmarshal(raw, &hd) != nil {
+		return false, ""
+	}
+	if hd.Type == "mcp_tool" {
+		return hd.Server == ServerName && hd.Tool == HookTool, "mcp_tool " + hd.Server + "/" + hd.Tool
+	}
+	return IsOurs(hd.Command, exe, harness), hd.Command
+}
+
+// HookTool is the tool of ctxhook's MCP server that "mcp_tool" hooks
+// call (mcpserver.HookTool).
+const HookTool = "hook"
+
 // mustRaw encodes v without HTML escaping: a user's hook command with
 // `>` or `&` in it stays as the user wrote it.
 func mustRaw(v any) json.RawMessage {
@@ -399,29 +423,22 @@ func (h Harness) Wiring(path, exe string) (map[string]bool, []string, error) {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, nil, fmt.Errorf("not valid JSON: %v", err)
 	}
-	type handler struct {
-		Command string `json:"command"`
-	}
 	wired := map[string]bool{}
 	var cmds []string
 	for ev, entries := range s.Hooks {
 		for _, e := range entries {
-			var handlers []handler
-			if h.Flat {
-				var one handler
-				json.Unmarshal(e, &one)
-				handlers = []handler{one}
-			} else {
+			handlers := []json.RawMessage{e}
+			if !h.Flat {
 				var g struct {
-					Hooks []handler `json:"hooks"`
+					Hooks []json.RawMessage `json:"hooks"`
 				}
 				json.Unmarshal(e, &g)
 				handlers = g.Hooks
 			}
 			for _, hd := range handlers {
-				if IsOurs(hd.Command, exe, h.Name) {
+				if ok, what := ourHandler(hd, exe, h.Name); ok {
 					wired[ev] = true
-					cmds = append(cmds, hd.Command)
+					cmds = append(cmds, what)
 				}
 			}
 		}

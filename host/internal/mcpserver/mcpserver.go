@@ -50,6 +50,8 @@ type Options struct {
 	Version string
 	// Now is the clock (tests fix it).
 	Now func() time.Time
+	// Decide, when set, answers Claude Code's "mcp_tool" hooks (HookTool).
+	Decide Decide
 }
 
 // Meta is the machine-readable part of every answer.
@@ -124,6 +126,9 @@ func (s *Server) MCP() *mcp.Server {
 	mcp.AddTool(srv, &mcp.Tool{Name: "stats", Annotations: readOnly,
 		Description: "What ctxhook did in a session (or all): calls, bytes captured, bytes kept out of context, " +
 			"re-fetches avoided, tokens relayed, nudges fired."}, s.stats)
+	if s.opts.Decide != nil {
+		srv.AddReceivingMiddleware(hookMiddleware(s.opts.Decide))
+	}
 	return srv
 }
 

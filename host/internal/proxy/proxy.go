@@ -27,6 +27,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -91,7 +92,7 @@ type upstream interface {
 
 type proxy struct {
 	o      Options
-	dec    *decider
+	dec    *decider.Decider
 	outMu  sync.Mutex
 	out    *bufio.Writer
 	up     upstream
@@ -121,8 +122,8 @@ func Run(ctx context.Context, o Options) int {
 		return 1
 	}
 	// The server starts at once; the plugin is made ready meanwhile.
-	p.dec = newDecider(o, paths, p.warnOnce)
-	defer p.dec.close()
+	p.dec = decider.New(o.Getenv, paths, p.warnOnce)
+	defer p.dec.Close()
 
 	if o.URL != "" {
 		p.up = newHTTPUpstream(p)
@@ -521,7 +522,7 @@ func (p *proxy) toClient(m []byte) {
 // decide asks the plugin about a message: the line to forward instead,
 // or nil to forward it unchanged. An error means no decision.
 func (p *proxy) decide(event string, msg, request json.RawMessage) (json.RawMessage, error) {
-	stdout, err := p.dec.decide(context.Background(), event, proxyPayload(p.o.Session, p.o.Name, msg, request))
+	stdout, err := p.dec.Decide(context.Background(), abi.HarnessMCPProxy, event, proxyPayload(p.o.Session, p.o.Name, msg, request))
 	if err != nil {
 		return nil, err
 	}

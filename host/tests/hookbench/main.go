@@ -1,14 +1,18 @@
 // Command hookbench times whole hook processes side by side with two
 // baselines (node -e 0, an empty Go program) and reports ratios: cold
 // (`ctxhook hook`, compilation cache present), warm (`ctxhook-hook`, daemon
-// running), 8 parallel warm clients, and the first-ever hook. It then
+// running), Claude Code's mcp_tool hooks (a tools/call on a running
+// `ctxhook mcp`, the daemon behind it), 8 parallel warm clients, and the
+// first-ever hook. It then
 // drives the daemon with 25,000 requests over its socket and reports its
 // resident memory. `make bench` runs it.
 package main
 
 import (
 	"bytes"
+	"context"
 	"debug/buildinfo"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net"
@@ -24,6 +28,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -82,9 +87,41 @@ func main() {
 	for i := 0; i < 5; i++ {
 		timeOne(env, payload, client, "claude-code", "PostToolUse")
 	}
+	// Claude Code's mcp_tool hooks: the same payloads, as a tools/call of
+	// the hook tool on a running `ctxhook mcp` (no process per hook), the
+	// fields passed as Claude Code interpolates them.
+	mc := exec.Command(ctxhook, "mcp")
+	mc.Env = env
+	hooks, err := mcp.NewClient(&mcp.Implementation{Name: "hookbench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: mc}, nil)
+	check(err)
+	defer hooks.Close()
+	hookCall := func(payload []byte) time.Duration {
+		var p map[string]json.RawMessage
+		check(json.Unmarshal(payload, &p))
+		args := map[string]any{}
+		for k, v := range p {
+			var s string
+			if json.Unmarshal(v, &s) != nil {
+				s = string(v)
+			}
+			args[k] = s
+		}
+		t0 := time.Now()
+		res, err := hooks.CallTool(context.Background(), &mcp.CallToolParams{Name: "hook", Arguments: args})
+		check(err)
+		if res.IsError {
+			check(fmt.Errorf("the hook tool failed: %v", res.Content))
+		}
+		return time.Since(t0)
+	}
+	for i := 0; i < 5; i++ {
+		hookCall(payload)
+	}
 	_, nodeErr := exec.LookPath("node")
 	series := map[string][]time.Duration{}
 	for r := 0; r < *rounds; r++ {
+		series["mcptool"] = append(series["mcptool"], hookCall(payload))
+		series["mcptool-pre"] = append(series["mcptool-pre"], hookCall(prePayload))
 		series["cold"] = append(series["cold"], timeOne(env, payload, ctxhook, "hook", "claude-code", "PostToolUse"))
 		series["warm"] = append(series["warm"], timeOne(env, payload, client, "claude-code", "PostToolUse"))
 		series["warm-pre"] = append(series["warm-pre"], timeOne(env, prePayload, client, "claude-code", "PreToolUse"))
@@ -119,14 +156,18 @@ func main() {
 	names := map[string]string{"cold": "ctxhook hook (cold: no daemon, cache present)", "warm": "ctxhook-hook (warm: daemon)",
 		"warm-pre":  "ctxhook-hook PreToolUse (warm)",
 		"parallel8": "ctxhook-hook, 8 clients in parallel", "node": "node -e 0", "hello": "Go hello world",
-		"context-mode": "context-mode PostToolUse (same payload)"}
-	for _, k := range []string{"warm", "warm-pre", "parallel8", "cold", "node", "hello", "context-mode"} {
+		"context-mode": "context-mode PostToolUse (same payload)",
+		"mcptool":      "mcp_tool hook: tools/call on ctxhook mcp", "mcptool-pre": "mcp_tool hook, PreToolUse"}
+	for _, k := range []string{"warm", "warm-pre", "mcptool", "mcptool-pre", "parallel8", "cold", "node", "hello", "context-mode"} {
 		if len(series[k]) == 0 {
 			continue
 		}
 		fmt.Printf("%-44s %8.1f %8.1f %8.1f\n", names[k], pct(series[k], 50), pct(series[k], 90), pct(series[k], 99))
 	}
-	fmt.Printf("first-ever hook (no compilation cache): %.0f ms\n", ms(first))
+	fmt.Printf("first-ever hook (no compilation cache): %.0f ms\n", msOf(first))
+	fmt.Printf("mcp_tool hook against the command hook (ctxhook-hook), p50: PostToolUse %.2fx (%.1f against %.1f ms), PreToolUse %.2fx (%.1f against %.1f ms)\n",
+		pct(series["mcptool"], 50)/pct(series["warm"], 50), pct(series["mcptool"], 50), pct(series["warm"], 50),
+		pct(series["mcptool-pre"], 50)/pct(series["warm-pre"], 50), pct(series["mcptool-pre"], 50), pct(series["warm-pre"], 50))
 	if len(series["node"]) > 0 {
 		n50, n99, h50 := pct(series["node"], 50), pct(series["node"], 99), pct(series["hello"], 50)
 		fmt.Printf("warm p50: %.3fx node -e 0, %.2fx Go hello; warm p99: %.3fx node -e 0 p99\n",
@@ -241,10 +282,10 @@ func timeOne(env []string, stdin []byte, name string, args ...string) time.Durat
 func pct(xs []time.Duration, p int) float64 {
 	s := append([]time.Duration(nil), xs...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return ms(s[(len(s)-1)*p/100])
+	return msOf(s[(len(s)-1)*p/100])
 }
 
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func check(err error) {
 	if err != nil {

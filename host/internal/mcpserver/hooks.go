@@ -1,0 +1,123 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HookTool is the tool Claude Code's "mcp_tool" hooks call: it answers a
+// hook the way `ctxhook hook claude-code <event>` does, from a server the
+// client already runs, so no process starts per hook. It is served but
+// not listed: the model's tool list stays search, get_context, get_event
+// and stats, and a hook names its tool itself.
+const HookTool = "hook"
+
+// Decide decides one hook payload of harness and event: the hook's
+// stdout, or an error when no decision was made.
+type Decide func(ctx context.Context, harness, event string, payload []byte) (string, error)
+
+// HookFields are the hook input's fields an "mcp_tool" hook passes on,
+// each as "${field}": Claude Code interpolates each from its hook input
+// (an object or array as its JSON), and has no form for the whole input.
+// jsonFields arrive as JSON text and go back into the payload as JSON.
+var HookFields = []string{"hook_event_name", "session_id", "transcript_path", "cwd", "prompt_id", "permission_mode",
+	"agent_id", "agent_type", "tool_name", "tool_input", "tool_response", "tool_use_id", "mcp_server", "error", "is_interrupt"}
+
+var jsonFields = map[string]bool{"tool_input": true, "tool_response": true, "mcp_server": true, "is_interrupt": true}
+
+// HookInput is the "input" of ctxhook's mcp_tool hooks.
+func HookInput() map[string]string {
+	in := make(map[string]string, len(HookFields))
+	for _, f := range HookFields {
+		in[f] = "${" + f + "}"
+	}
+	return in
+}
+
+// hookPayload rebuilds a Claude Code hook payload from the interpolated
+// fields: a field Claude Code left empty (absent from its input) is left
+// out, a JSON field is put back as JSON when it is JSON (a tool's
+// response may also be plain text), anything else is a string.
+func hookPayload(args map[string]any) ([]byte, string) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	event := ""
+	for _, f := range HookFields {
+		v, ok := args[f].(string)
+		if !ok || v == "" {
+			continue
+		}
+		if f == "hook_event_name" {
+			event = v
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f)
+		b.Write(k)
+		b.WriteByte(':')
+		if t := strings.TrimSpace(v); jsonFields[f] && t != "" && strings.ContainsRune("{[tf", rune(t[0])) && json.Valid([]byte(t)) {
+			b.WriteString(t)
+			continue
+		}
+		s, _ := json.Marshal(v)
+		b.Write(s)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), event
+}
+
+// hookMiddleware answers tools/call of HookTool with decide, and passes
+// every other request on.
+func hookMiddleware(decide Decide) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			call, ok := req.(*mcp.CallToolRequest)
+			if method != "tools/call" || !ok || call.Params == nil || call.Params.Name != HookTool {
+				return next(ctx, method, req)
+			}
+			return answerHook(ctx, decide, call.Params.Arguments), nil
+		}
+	}
+}
+
+// answerHook decides one hook. The text content is the hook's JSON
+// output, which Claude Code reads as a command hook's stdout; a failure
+// is a tool error, which Claude Code reports and goes on from (the
+// hooks are installed with onFailure "continue"): fail-open.
+func answerHook(ctx context.Context, decide Decide, raw json.RawMessage) *mcp.CallToolResult {
+	start := time.Now()
+	var args map[string]any
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return hookError("ctxhook: the hook's input is not a JSON object: " + err.Error())
+	}
+	payload, event := hookPayload(args)
+	if event == "" {
+		return hookError("ctxhook: the hook's input has no hook_event_name; install writes it as \"${hook_event_name}\"")
+	}
+	out, err := decide(ctx, "claude-code", event, payload)
+	if err != nil {
+		return hookError("ctxhook: claude-code " + event + ": " + err.Error() + "; the agent continues without ctxhook")
+	}
+	text := strings.TrimSpace(out)
+	if text == "" {
+		text = "{}"
+	}
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		Meta: mcp.Meta{"ctxhook": map[string]any{
+			"duration_ms":   math.Round(float64(time.Since(start).Microseconds())/10) / 100,
+			"payload_bytes": len(payload),
+		}},
+	}
+}
+
+func hookError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
