@@ -217,6 +217,18 @@ func TestClaudeCodeMCPToolHooks(t *testing.T) {
 func testClaudeCode(t *testing.T, hookType string) {
 	script := workflowScript(3, map[int]string{1: "CVX-5909"})
 	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow and check ticket CVX-5909.", large: true, hookType: hookType})
+	if hookType == "mcp_tool" {
+		// The model is offered ctxhook's tools (listed, or named as
+		// deferred behind ToolSearch), never the hooks' one.
+		var search, hook bool
+		for _, req := range r.Model.Requests() {
+			search = search || strings.Contains(string(req), "mcp__ctxhook__search")
+			hook = hook || strings.Contains(string(req), "mcp__ctxhook__hook")
+		}
+		if !search || hook {
+			t.Errorf("tools offered to the model: ctxhook's search %v (want true), the hook tool %v (want false)", search, hook)
+		}
+	}
 
 	// 1. The relay: every step reached the server with the token the
 	// previous call issued, though the model never sent one.
