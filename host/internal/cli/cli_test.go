@@ -316,9 +316,19 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(e.vars["HOME"], ".claude.json")); !strings.Contains(string(b), `"ctxhook"`) {
 		t.Errorf("no ctxhook MCP server for the mcp_tool hooks: %s", b)
 	}
-	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 0 || !strings.Contains(out, "6 of 6 hooks") {
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 0 || !strings.Contains(out, "6 of 6 hooks") ||
+		!strings.Contains(out, "call ctxhook's MCP server (mcp_tool), listed in") {
 		t.Errorf("doctor: %d\n%s", code, out)
 	}
+	// Without ctxhook's MCP server the mcp_tool hooks would be skipped:
+	// doctor says so.
+	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
+	saved, _ := os.ReadFile(claudeJSON)
+	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{}}`), 0o600)
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "does not list as this ctxhook") {
+		t.Errorf("doctor without the MCP server: %d\n%s", code, out)
+	}
+	os.WriteFile(claudeJSON, saved, 0o600)
 	if out, _, code := e.run(t, nil, "uninstall", "claude-code"); code != 0 {
 		t.Fatalf("uninstall: %d\n%s", code, out)
 	}

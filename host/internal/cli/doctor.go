@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -167,6 +168,18 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 		wiredPaths = append(wiredPaths, path)
 		okf("%s settings %s: %d of %d hooks", scope, path, len(wired), len(events))
+		if slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "mcp_tool ") }) {
+			// mcp_tool hooks call ctxhook's MCP server: without it in the
+			// harness's MCP config they are skipped, and nothing is captured.
+			wd, _ := os.Getwd()
+			if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
+				if plan, note, err := install.PlanMCPEntry(m, executable(), true); err != nil || note != "" || plan.Changed {
+					bad("%s hooks call ctxhook's MCP server, which %s does not list as this ctxhook: the calls go on without ctxhook (re-run 'ctxhook install %s --hook-type mcp_tool')", scope, m.Path, h.Name)
+				} else {
+					okf("%s hooks call ctxhook's MCP server (mcp_tool), listed in %s", scope, m.Path)
+				}
+			}
+		}
 		for _, c := range cmds {
 			bin := strings.Trim(strings.Fields(c)[0], `'"`)
 			if _, err := os.Stat(bin); err != nil && strings.Contains(bin, "/") {
