@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "dda5cca2ce375e4a59538abf52861e85afd8aa6f654d36ee57ca817236ff8354"
+const SHA256 = "99a4addab93e69183f740ed233831e45d5911891adc3f3a48a12164add7aea49"

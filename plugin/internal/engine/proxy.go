@@ -144,6 +144,15 @@ func (c proxyCall) response(d *decision) {
 	if err != nil {
 		return
 	}
+	if res.InputRequired() {
+		// An interim result (MCP 2026-07-28): the server asks the client
+		// for input and the call is retried, with its own request (which
+		// gets the token again). Not the answer: nothing is recorded or
+		// shaped; a token it carries is still captured and hidden.
+		forward, changed := c.hideToken(d, res)
+		d.stdout = forwardLine(res, forward, changed)
+		return
+	}
 	call, _, _ := mcpmsg.ParseCallIn(&d.json, c.p.Request)
 	server := c.p.Server
 	forward, changed := c.hideToken(d, res) // what the client gets

@@ -180,6 +180,13 @@ func ParseResultIn(e *jsonfast.Expander, raw json.RawMessage) (Result, error) {
 	return r, nil
 }
 
+// InputRequired reports an interim result that asks the client for input
+// before the call is retried (resultType "input_required", MCP
+// 2026-07-28): not the call's answer.
+func (r Result) InputRequired() bool {
+	return r.Result != nil && bytes.Equal(bytes.TrimSpace(r.Result["resultType"]), []byte(`"input_required"`))
+}
+
 // IsError reports a tool-level error (result.isError true).
 func (r Result) IsError() bool {
 	return r.Error != nil || bytes.Equal(bytes.TrimSpace(r.Result["isError"]), []byte("true"))
