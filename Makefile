@@ -148,6 +148,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store/spool:FuzzRead \
 	  ./host/internal/mcpserver:FuzzHookPayload \
 	  ./host/internal/proxy:FuzzEnvelope \
+	  ./host/internal/proxy:FuzzMirror \
 	  ./host/internal/proxy:FuzzReadLines \
 	  ./host/internal/termsafe:FuzzWriter \
 	  ./host/internal/config:FuzzParse \

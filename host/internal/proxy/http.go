@@ -27,6 +27,7 @@ type httpUpstream struct {
 	mu      sync.Mutex
 	session string
 	version string
+	tools   toolHeaders // x-mcp-header annotations, for 2026-07-28's mirrored headers
 	wg      sync.WaitGroup
 	getOnce sync.Once
 	ctx     context.Context
@@ -87,7 +88,15 @@ func (u *httpUpstream) request(ctx context.Context, method string, body []byte) 
 	if u.version != "" {
 		req.Header.Set("MCP-Protocol-Version", u.version)
 	}
+	version := u.version
 	u.mu.Unlock()
+	// The body as it goes out, the plugin's change included: headers
+	// that mirror it are written from it, never from what the client sent.
+	if own := u.tools.mirror(req.Header, version, body); own != "" {
+		u.mu.Lock()
+		u.version = own // for the notifications that follow, which name none
+		u.mu.Unlock()
+	}
 	return req, nil
 }
 
@@ -99,7 +108,15 @@ func (u *httpUpstream) send(m []byte) {
 	}()
 }
 
-func (u *httpUpstream) post(m []byte) {
+func (u *httpUpstream) post(m []byte) { u.postOnce(m, true) }
+
+// postOnce sends one message. A tools/call refused for headers that do
+// not mirror its body (2026-07-28) had an argument the tool's schema
+// marks for a header the proxy did not know of: the proxy has not seen
+// the tool listed (or the list changed). It then lists the tools itself
+// and sends the call once more (retry), as the revision asks of a client
+// without the schema.
+func (u *httpUpstream) postOnce(m []byte, retry bool) {
 	env, _ := parseEnvelope(m)
 	req, err := u.request(u.ctx, http.MethodPost, m)
 	if err != nil {
@@ -112,6 +129,14 @@ func (u *httpUpstream) post(m []byte) {
 		return
 	}
 	defer resp.Body.Close()
+	if retry && resp.StatusCode == http.StatusBadRequest && env.Method == "tools/call" {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		if headerMismatch(b) && u.listTools(m) {
+			u.postOnce(m, false)
+			return
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(b))
+	}
 	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" && env.Method == "initialize" {
 		u.mu.Lock()
 		u.session = sid
@@ -149,19 +174,90 @@ func (u *httpUpstream) post(m []byte) {
 	}
 }
 
+// codeHeaderMismatch is the JSON-RPC error of a request whose mirrored
+// headers and body differ (MCP 2026-07-28).
+const codeHeaderMismatch = -32020
+
+func headerMismatch(body []byte) bool {
+	var e struct {
+		Error struct{ Code int } `json:"error"`
+	}
+	return json.Unmarshal(body, &e) == nil && e.Error.Code == codeHeaderMismatch
+}
+
+// listTools asks the server for its tools (every page), for their header
+// annotations, with the _meta of call (the revision and client it names).
+// The answers are the proxy's own: the client never sees them.
+func (u *httpUpstream) listTools(call []byte) bool {
+	var c struct {
+		Params struct {
+			Meta json.RawMessage `json:"_meta"`
+		} `json:"params"`
+	}
+	json.Unmarshal(call, &c)
+	cursor, learned := "", false
+	for page := 0; page < 20; page++ {
+		params := map[string]any{}
+		if len(c.Params.Meta) > 0 {
+			params["_meta"] = c.Params.Meta
+		}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": fmt.Sprintf("ctxhook-tools-%d", page), "method": "tools/list", "params": params})
+		req, err := u.request(u.ctx, http.MethodPost, body)
+		if err != nil {
+			return learned
+		}
+		resp, err := u.client.Do(req)
+		if err != nil {
+			return learned
+		}
+		var answer []byte
+		keep := func(msg []byte) {
+			if bytes.Contains(msg, []byte(`"result"`)) {
+				answer = msg
+			}
+		}
+		if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct == "text/event-stream" {
+			readEvents(resp.Body, u.p.o.MaxMessage, keep, func([]byte, int64) {})
+		} else if b, err := io.ReadAll(io.LimitReader(resp.Body, int64(u.p.o.MaxMessage))); err == nil {
+			keep(b)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || answer == nil {
+			return learned
+		}
+		u.tools.learn(answer)
+		learned = true
+		var next struct {
+			Result struct {
+				NextCursor string `json:"nextCursor"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(answer, &next) != nil || next.Result.NextCursor == "" {
+			return true
+		}
+		cursor = next.Result.NextCursor
+	}
+	return learned
+}
+
 // deliver hands a server message to the proxy, noting the protocol
-// version an initialize result negotiated.
+// version an initialize result negotiated and the header annotations a
+// tools/list result carries.
 func (u *httpUpstream) deliver(msg []byte) {
 	var r struct {
 		Result struct {
 			ProtocolVersion string `json:"protocolVersion"`
 		} `json:"result"`
 	}
-	if json.Unmarshal(msg, &r) == nil && r.Result.ProtocolVersion != "" {
+	if json.Unmarshal(msg, &r) == nil && isRevision(r.Result.ProtocolVersion) {
 		u.mu.Lock()
 		u.version = r.Result.ProtocolVersion
 		u.mu.Unlock()
 	}
+	u.tools.learn(msg)
 	u.p.serverLine(msg)
 }
 

@@ -94,7 +94,7 @@ func newServer() *mcp.Server {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "session started"}},
 			Meta: mcp.Meta{"session_token": token}}, nil, nil
 	})
-	mcp.AddTool(s, &mcp.Tool{Name: "step"}, func(ctx context.Context, req *mcp.CallToolRequest, a stepArgs) (*mcp.CallToolResult, any, error) {
+	step := func(ctx context.Context, req *mcp.CallToolRequest, a stepArgs) (*mcp.CallToolResult, any, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if a.SessionToken != token || token == "" {
@@ -107,6 +107,25 @@ func newServer() *mcp.Server {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}},
 			Meta: mcp.Meta{"session_token": token}}, nil, nil
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "step"}, step)
+	// mstep is step for MCP 2026-07-28 over HTTP: its token argument is
+	// mirrored into the header Mcp-Param-Session-Token, which the server
+	// checks against the body.
+	mcp.AddTool(s, &mcp.Tool{Name: "mstep", InputSchema: map[string]any{"type": "object", "properties": map[string]any{
+		"n":             map[string]any{"type": "integer"},
+		"session_token": map[string]any{"type": "string", "x-mcp-header": "Session-Token"},
+	}}}, step)
+	// confirm asks the client to confirm before it runs step: under
+	// 2026-07-28 an interim result (input_required) and a retry of the
+	// call; under older revisions an elicitation request (the SDK's).
+	mcp.AddTool(s, &mcp.Tool{Name: "confirm"}, func(ctx context.Context, req *mcp.CallToolRequest, a stepArgs) (*mcp.CallToolResult, any, error) {
+		if len(req.Params.InputResponses) == 0 {
+			return &mcp.CallToolResult{RequestState: "confirm-state",
+				InputRequests: mcp.InputRequestMap{"go": &mcp.ElicitParams{Message: "Run the step?",
+					RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}}}}, nil, nil
+		}
+		return step(ctx, req, a)
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "big"}, func(ctx context.Context, req *mcp.CallToolRequest, a bigArgs) (*mcp.CallToolResult, any, error) {
 		text := strings.Repeat("x", a.Bytes)
@@ -201,6 +220,13 @@ func connect(t *testing.T, timeout string) *fixture {
 // connectWith starts the proxy with the given arguments after --name.
 func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	t.Helper()
+	return connectVersion(t, proxyArgs, extraEnv, "")
+}
+
+// connectVersion is connectWith with the client speaking MCP revision
+// version ("": the SDK's newest, 2026-07-28).
+func connectVersion(t *testing.T, proxyArgs, extraEnv []string, version string) *fixture {
+	t.Helper()
 	f := &fixture{home: t.TempDir(), stderr: &lockedBuffer{}}
 	os.MkdirAll(filepath.Join(f.home, "config"), 0o700)
 	os.WriteFile(filepath.Join(f.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\n"), 0o600)
@@ -213,6 +239,9 @@ func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	cmd.Stderr = f.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "sdk-client", Version: "1.0.0"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) { f.progress.Add(1) },
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+		},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -230,7 +259,7 @@ func connectWith(t *testing.T, proxyArgs, extraEnv []string) *fixture {
 	// 256 MiB frames: a 16 MiB message plus its envelope exceeds the SDK's
 	// default limit (which CommandTransport does not expose), and a 64 MiB
 	// JSON document in a text block is longer still once escaped.
-	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromProxy, Writer: toProxy, MaxLineLength: 256 << 20}, nil)
+	s, err := client.Connect(ctx, &mcp.IOTransport{Reader: fromProxy, Writer: toProxy, MaxLineLength: 256 << 20}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("connect: %v\nstderr: %s", err, f.stderr)
 	}
