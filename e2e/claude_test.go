@@ -59,6 +59,8 @@ type claudeOpts struct {
 	large bool
 	// ticketsViaProxy runs the tickets server behind `ctxhook proxy`.
 	ticketsViaProxy bool
+	// modern has the workflow server speak MCP 2026-07-28 too.
+	modern bool
 	// hookType is install's --hook-type ("" for its default, command
 	// hooks); mcp_tool gives Claude Code ctxhook's MCP server too.
 	hookType string
@@ -131,6 +133,9 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	if o.viaProxy {
 		workflow["command"] = ctxhook
 		workflow["args"] = []string{"proxy", "--name", "workflow", "--", testmcp, "-mode", "workflow", "-meta-only"}
+	}
+	if o.modern {
+		workflow["args"] = append(workflow["args"].([]string), "-modern")
 	}
 	tickets := map[string]any{"type": "stdio", "command": testmcp, "args": append([]string{"-mode", "tickets"}, sizeArgs...),
 		"env": map[string]string{"TESTMCP_LOG": r.MCPLog}}
@@ -333,10 +338,48 @@ func TestClaudeCodeProxyMCPToolHooks(t *testing.T) {
 	testClaudeCodeProxy(t, "mcp_tool")
 }
 
-func testClaudeCodeProxy(t *testing.T, hookType string) {
+// TestClaudeCodeProxyModern: TestClaudeCodeProxy with a workflow server
+// that speaks MCP 2026-07-28: Claude Code 2.1.330 probes it with
+// server/discover through the proxy, never initializes, and names the
+// revision in each request's _meta; the relay holds for all 20 steps.
+func TestClaudeCodeProxyModern(t *testing.T) {
+	requireE2E(t)
+	r := testClaudeCodeProxyWith(t, "", true)
+	var discovered, initialized, modernCalls, calls int
+	forEachLogged(t, r.MCPLog, func(dir, server string, msg json.RawMessage) {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta map[string]any `json:"_meta"`
+			} `json:"params"`
+		}
+		if dir != "in" || server != "workflow" || json.Unmarshal(msg, &m) != nil {
+			return
+		}
+		switch m.Method {
+		case "server/discover":
+			discovered++
+		case "initialize":
+			initialized++
+		case "tools/call":
+			calls++
+			if m.Params.Meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" {
+				modernCalls++
+			}
+		}
+	})
+	if discovered == 0 || initialized != 0 || calls == 0 || modernCalls != calls {
+		t.Errorf("the workflow server saw %d server/discover, %d initialize, %d of %d tools/call under 2026-07-28: want the new revision only",
+			discovered, initialized, modernCalls, calls)
+	}
+}
+
+func testClaudeCodeProxy(t *testing.T, hookType string) { testClaudeCodeProxyWith(t, hookType, false) }
+
+func testClaudeCodeProxyWith(t *testing.T, hookType string, modern bool) *claudeRun {
 	script := workflowScript(20, nil)
 	r := runClaudeWith(t, claudeOpts{script: script, prompt: "Run the deploy-payments workflow to the end.",
-		config: "[servers.workflow]\nrelay = true\nproxy = true\n", viaProxy: true, hookType: hookType})
+		config: "[servers.workflow]\nrelay = true\nproxy = true\n", viaProxy: true, hookType: hookType, modern: modern})
 
 	calls := readToolCalls(t, r.MCPLog)
 	checkRelayChain(t, calls, 21)
@@ -390,6 +433,7 @@ func testClaudeCodeProxy(t *testing.T, hookType string) {
 	if st.ByServer["workflow"] != 21 {
 		t.Errorf("workflow events stored: %d, want 21 (one per call): %s", st.ByServer["workflow"], out)
 	}
+	return r
 }
 
 // TestClaudeCodeBigResult: Claude Code saves a 10 MiB MCP result to a

@@ -191,6 +191,24 @@ type mcpLog struct {
 	Msg    json.RawMessage `json:"msg"`
 }
 
+// forEachLogged calls fn with every message of a TESTMCP_LOG file.
+func forEachLogged(t *testing.T, path string, fn func(dir, server string, msg json.RawMessage)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var l mcpLog
+		if json.Unmarshal(sc.Bytes(), &l) == nil {
+			fn(l.Dir, l.Server, l.Msg)
+		}
+	}
+}
+
 // toolCall is a tools/call the MCP server received, with its answer.
 type toolCall struct {
 	Server string
@@ -207,11 +225,6 @@ type toolCall struct {
 
 func readToolCalls(t *testing.T, path string) []toolCall {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	type rpc struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -223,25 +236,19 @@ func readToolCalls(t *testing.T, path string) []toolCall {
 	}
 	pending := map[string]*toolCall{}
 	var calls []*toolCall
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var l mcpLog
-		if json.Unmarshal(sc.Bytes(), &l) != nil {
-			continue
-		}
+	forEachLogged(t, path, func(dir, server string, msg json.RawMessage) {
 		var m rpc
-		json.Unmarshal(l.Msg, &m)
-		key := l.Server + string(m.ID)
-		if l.Dir == "in" && m.Method == "tools/call" {
-			c := &toolCall{Server: l.Server, Name: m.Params.Name, Args: m.Params.Arguments}
+		json.Unmarshal(msg, &m)
+		key := server + string(m.ID)
+		if dir == "in" && m.Method == "tools/call" {
+			c := &toolCall{Server: server, Name: m.Params.Name, Args: m.Params.Arguments}
 			pending[key] = c
 			calls = append(calls, c)
-		} else if l.Dir == "out" && pending[key] != nil {
+		} else if dir == "out" && pending[key] != nil {
 			json.Unmarshal(m.Result, &pending[key].Result)
 			delete(pending, key)
 		}
-	}
+	})
 	out := make([]toolCall, len(calls))
 	for i, c := range calls {
 		out[i] = *c

@@ -8,6 +8,9 @@
 // the result's _meta and in a JSON text block (Claude Code hooks only see
 // content blocks).
 //
+// -modern answers server/discover (MCP 2026-07-28), so a client that
+// probes with it never sends initialize.
+//
 // -mode tickets: get_ticket returns a long ticket with planted secrets that
 // must never reach ctxhook's files; export_log returns a log of the size
 // asked for (in MiB), the planted key in its middle and the term
@@ -41,6 +44,9 @@ type server struct {
 	// large makes responses the size real ticket and log servers send
 	// (12-20 KB), each with one FACT line well past the first 8 KB.
 	large bool
+	// modern speaks MCP revision 2026-07-28 too: it answers server/discover,
+	// so a client that probes with it skips initialize.
+	modern bool
 }
 
 type message struct {
@@ -54,8 +60,9 @@ func main() {
 	mode := flag.String("mode", "workflow", "workflow or tickets")
 	metaOnly := flag.Bool("meta-only", false, "workflow: put the token only in result _meta, as servers that expect a proxy do")
 	large := flag.Bool("large", false, "large responses (12-20 KB) with a FACT line deep inside each")
+	modern := flag.Bool("modern", false, "speak MCP 2026-07-28 too (answer server/discover)")
 	flag.Parse()
-	s := &server{mode: *mode, metaOnly: *metaOnly, large: *large, out: bufio.NewWriter(os.Stdout)}
+	s := &server{mode: *mode, metaOnly: *metaOnly, large: *large, modern: *modern, out: bufio.NewWriter(os.Stdout)}
 	if p := os.Getenv("TESTMCP_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -127,6 +134,13 @@ func (s *server) handle(m message) (any, *rpcError) {
 		return map[string]any{"protocolVersion": p.ProtocolVersion,
 			"capabilities": map[string]any{"tools": map[string]any{}},
 			"serverInfo":   map[string]any{"name": "testmcp-" + s.mode, "version": "1.0.0"}}, nil
+	case "server/discover":
+		if !s.modern {
+			break // method not found: the client falls back to initialize
+		}
+		return map[string]any{"supportedVersions": []string{"2026-07-28", "2025-11-25"}, "resultType": "complete",
+			"capabilities": map[string]any{"tools": map[string]any{}},
+			"_meta":        map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "testmcp-" + s.mode, "version": "1.0.0"}}}, nil
 	case "ping":
 		return map[string]any{}, nil
 	case "tools/list":

@@ -211,3 +211,38 @@ func FuzzHookPayload(f *testing.F) {
 		}
 	})
 }
+
+// TestRevisions: ctxhook mcp answers under MCP 2026-07-28 (server/discover,
+// no initialize) and the 2025 revisions: the client gets the revision it
+// asked for, and its tools, the hooks' one included, answer under each.
+func TestRevisions(t *testing.T) {
+	for _, rev := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+		t.Run(rev, func(t *testing.T) {
+			decide := func(ctx context.Context, harness, event string, payload []byte) (string, error) {
+				return `{"continue":true}`, nil
+			}
+			srv := New(Options{DB: filepath.Join(t.TempDir(), "ctxhook.db"), Version: "test", Decide: decide})
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != rev {
+				t.Fatalf("speaks %s, asked for %s", got, rev)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "anything"}})
+			if err != nil || res.IsError || res.Meta["ctxhook"] == nil {
+				t.Fatalf("search under %s: %v %+v", rev, err, res)
+			}
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: map[string]any{"hook_event_name": "PostToolUse"}})
+			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"continue":true}` {
+				t.Fatalf("hook under %s: %v %+v", rev, err, res)
+			}
+		})
+	}
+}
