@@ -57,17 +57,8 @@ func TestHookTool(t *testing.T) {
 	}
 	dec := decider.New(getenv, p, func(kind, format string, a ...any) { t.Logf(format, a...) })
 	defer dec.Close()
-	srv := New(Options{DB: p.DB(), Version: "test", Decide: dec.Decide})
-	ct, st := mcp.NewInMemoryTransports()
+	cs := connectTo(t, New(Options{DB: p.DB(), Version: "test", Decide: dec.Decide}), "")
 	ctx := context.Background()
-	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
 
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -221,17 +212,8 @@ func TestRevisions(t *testing.T) {
 			decide := func(ctx context.Context, harness, event string, payload []byte) (string, error) {
 				return `{"continue":true}`, nil
 			}
-			srv := New(Options{DB: filepath.Join(t.TempDir(), "ctxhook.db"), Version: "test", Decide: decide})
-			ct, st := mcp.NewInMemoryTransports()
+			cs := connectTo(t, New(Options{DB: filepath.Join(t.TempDir(), "ctxhook.db"), Version: "test", Decide: decide}), rev)
 			ctx := context.Background()
-			if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
-				t.Fatal(err)
-			}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
 			if got := cs.InitializeResult().ProtocolVersion; got != rev {
 				t.Fatalf("speaks %s, asked for %s", got, rev)
 			}

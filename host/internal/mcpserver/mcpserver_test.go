@@ -42,14 +42,19 @@ func session(t *testing.T, events []abi.Event) *mcp.ClientSession {
 		}
 		st.Close()
 	}
-	srv := New(Options{DB: db, Version: "test", Now: func() time.Time { return now }})
+	return connectTo(t, New(Options{DB: db, Version: "test", Now: func() time.Time { return now }}), "")
+}
+
+// connectTo connects a client to srv in memory, speaking MCP revision
+// version ("": the SDK's newest); the session ends with the test.
+func connectTo(t *testing.T, srv *Server, version string) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,16 +534,7 @@ func TestKeptStore(t *testing.T) {
 	}
 	write("alpha zebra-first")
 	srv := New(Options{DB: db, Version: "test", Now: func() time.Time { return now }})
-	ct, sst := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	if _, err := srv.MCP().Connect(ctx, sst, nil); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectTo(t, srv, "")
 	total := func(q string) float64 {
 		_, out := callTool(t, cs, "search", map[string]any{"query": q})
 		m, _ := out["meta"].(map[string]any)
