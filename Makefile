@@ -116,10 +116,12 @@ adapters: adapters/node_modules/.package-lock.json ## install the JS adapters' o
 adapters/node_modules/.package-lock.json: adapters/package-lock.json
 	cd adapters && npm ci --no-audit --no-fund
 
-e2e: ## real-client end-to-end tests: install pinned clients (network), then run offline
+e2e: ## real-client end-to-end tests: install pinned clients (network), then run offline; the Claude Code ones twice, the second time with mcp_tool hooks
 	CTXHOOK_E2E_PREPARE=1 $(GO) test -count=1 ./e2e/
 	$(GO) test -c -o bin/e2e.test ./e2e/ && $(MAKE) build && $(GO) build -o bin/testmcp ./e2e/testmcp
 	cd e2e && CTXHOOK_E2E=1 CTXHOOK_E2E_BIN=$(CURDIR)/bin ../scripts/offline.sh ../bin/e2e.test -test.count=1 -test.v 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
+	@# The Claude Code tests again, its tool hooks installed as mcp_tool hooks.
+	cd e2e && CTXHOOK_E2E_HOOK_TYPE=mcp_tool CTXHOOK_E2E=1 CTXHOOK_E2E_BIN=$(CURDIR)/bin ../scripts/offline.sh ../bin/e2e.test -test.count=1 -test.v -test.run 'TestClaudeCode' -test.skip 'MCPToolHooks' 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
 
 # A finding always writes its failing input under testdata/fuzz and fails at
 # once. A run that fails without writing one (a fuzz worker that died on a

@@ -85,7 +85,11 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	r := &claudeRun{clientRun: newClientRun(t, script), CtxhookBin: ctxhook, HookRecord: record}
 	tmp := r.Tmp
 
-	// Wire ctxhook in exactly as a user would.
+	// Wire ctxhook in exactly as a user would. make e2e runs the Claude
+	// Code tests a second time with CTXHOOK_E2E_HOOK_TYPE=mcp_tool.
+	if o.hookType == "" {
+		o.hookType = os.Getenv("CTXHOOK_E2E_HOOK_TYPE")
+	}
 	args := []string{"install", "claude-code"}
 	if o.hookType != "" {
 		args = append(args, "--hook-type", o.hookType)
