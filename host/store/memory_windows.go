@@ -15,7 +15,10 @@ import (
 // stored or searched there. placeholders tries one, split and committed
 // as the wrapper does; where that fails the wrapper is shown a missing
 // VirtualAlloc2, so it takes its fallback, and the store keeps a rollback
-// journal instead of a WAL, which needs the mapped shared memory.
+// journal instead of a WAL, which needs the mapped shared memory. The
+// linker does not check a go:linkname target: should a go-sqlite3 upgrade
+// rename the variable, this would silently do nothing, and the Wine smoke
+// run of make test (search must find the hooked events) fails.
 //
 //go:linkname wrapperVirtualAlloc2 github.com/ncruces/go-sqlite3/internal/sqlite3_wrap.procVirtualAlloc2
 var wrapperVirtualAlloc2 *windows.LazyProc

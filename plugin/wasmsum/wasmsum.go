@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "99a4addab93e69183f740ed233831e45d5911891adc3f3a48a12164add7aea49"
+const SHA256 = "1249c019866e7089666632d967cdcb6c0c0777b9db9f45d6e0582128331b6d8f"

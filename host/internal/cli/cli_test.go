@@ -325,7 +325,7 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
 	saved, _ := os.ReadFile(claudeJSON)
 	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{}}`), 0o600)
-	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "does not list as this ctxhook") {
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "does not list: the calls go on") {
 		t.Errorf("doctor without the MCP server: %d\n%s", code, out)
 	}
 	os.WriteFile(claudeJSON, saved, 0o600)
@@ -334,6 +334,25 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(settings); string(b) != own {
 		t.Errorf("uninstall left %s, want the user's own file back", b)
+	}
+	// Another server named ctxhook: the hooks would call it, so install
+	// refuses and changes nothing.
+	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{"ctxhook":{"command":"someone-else"}}}`), 0o600)
+	before, _ := os.ReadFile(settings)
+	if _, errs, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool"); code != 1 || !strings.Contains(errs, "not ctxhook's") {
+		t.Errorf("mcp_tool install beside another ctxhook server: %d %q", code, errs)
+	}
+	if after, _ := os.ReadFile(settings); string(after) != string(before) {
+		t.Errorf("the refused install changed %s", settings)
+	}
+	// A hook of the user's calling a tool named hook on a server named
+	// ctxhook is not taken for ctxhook's.
+	os.WriteFile(settings, []byte(`{"hooks":{"Stop":[{"hooks":[{"type":"mcp_tool","server":"ctxhook","tool":"hook","input":{"x":"y"}}]}]}}`), 0o600)
+	os.Remove(claudeJSON)
+	e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool")
+	e.run(t, nil, "uninstall", "claude-code")
+	if b, _ := os.ReadFile(settings); !strings.Contains(string(b), `"x": "y"`) && !strings.Contains(string(b), `"x":"y"`) {
+		t.Errorf("the user's own mcp_tool hook went with uninstall: %s", b)
 	}
 	for _, bad := range [][]string{
 		{"install", "codex", "--hook-type", "mcp_tool"},

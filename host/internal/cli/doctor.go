@@ -173,8 +173,10 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			// harness's MCP config they are skipped, and nothing is captured.
 			wd, _ := os.Getwd()
 			if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
-				if plan, note, err := install.PlanMCPEntry(m, executable(), true); err != nil || note != "" || plan.Changed {
-					bad("%s hooks call ctxhook's MCP server, which %s does not list as this ctxhook: the calls go on without ctxhook (re-run 'ctxhook install %s --hook-type mcp_tool')", scope, m.Path, h.Name)
+				// A removal would change the file exactly when a ctxhook
+				// entry (this binary's or another's) is there.
+				if plan, _, err := install.PlanMCPEntry(m, executable(), false); err != nil || !plan.Changed {
+					bad("%s hooks call ctxhook's MCP server, which %s does not list: the calls go on without ctxhook (re-run 'ctxhook install %s --hook-type mcp_tool')", scope, m.Path, h.Name)
 				} else {
 					okf("%s hooks call ctxhook's MCP server (mcp_tool), listed in %s", scope, m.Path)
 				}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 
 type installFlags struct {
 	noMCP   bool
+	mcpTool bool // --hook-type mcp_tool
 	harness install.Harness
 	scope   string
 	dryRun  bool
@@ -83,7 +85,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	default:
 		h = install.WithMCPToolHooks(h)
 	}
-	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP}
+	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP, mcpTool: *hookType == "mcp_tool"}
 	if *project {
 		f.scope = "project"
 	}
@@ -141,6 +143,16 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
 		return fail(env, "%v", err)
+	}
+	if f.mcpTool {
+		// The hooks would send every tool call to whatever server is
+		// named ctxhook there: it must be ctxhook's, or one install adds.
+		wd, _ := os.Getwd()
+		if m, ok := install.MCPEntryFor(f.harness, f.scope, env.Getenv, wd); ok {
+			if _, note, err := install.PlanMCPEntry(m, f.exe(), true); err != nil || note != "" {
+				return fail(env, "--hook-type mcp_tool: %s; nothing was changed (rename that server, or install without --hook-type)", cmp.Or(note, fmt.Sprint(err)))
+			}
+		}
 	}
 	plan, err := install.PlanHooks(f.harness, path, f.exe(), true)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/ctxhook/ctxhook/host/internal/decider"
+	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -33,21 +34,44 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 	defer stop()
 	// Claude Code's mcp_tool hooks are decided as `ctxhook hook` decides
 	// them (the daemon first, else in-process), by a decider made on the
-	// first such hook: a session without them starts nothing.
-	var once sync.Once
+	// first such hook: a session without them starts nothing. Each is
+	// bounded by the hook's deadline; a daemon that took the hook finishes
+	// it in the background, as for a hook command.
+	var mu sync.Mutex
 	var dec *decider.Decider
+	closed := false
+	warned := map[string]bool{}
 	defer func() {
-		if dec != nil {
-			dec.Close()
+		mu.Lock()
+		closed = true
+		d := dec
+		mu.Unlock()
+		if d != nil {
+			d.Close() // its writer may still warn, which takes mu
 		}
 	}()
 	decide := func(ctx context.Context, harness, event string, payload []byte) (string, error) {
-		once.Do(func() {
+		mu.Lock()
+		if closed {
+			mu.Unlock()
+			return "", fmt.Errorf("ctxhook mcp is shutting down")
+		}
+		if dec == nil {
 			dec = decider.New(env.Getenv, p, func(kind, format string, a ...any) {
-				fmt.Fprintf(env.Stderr, "ctxhook mcp: "+format+"\n", a...)
+				mu.Lock()
+				first := !warned[kind]
+				warned[kind] = true
+				mu.Unlock()
+				if first {
+					fmt.Fprintf(env.Stderr, "ctxhook mcp: "+format+"\n", a...)
+				}
 			})
-		})
-		return dec.Decide(ctx, harness, event, payload)
+		}
+		d := dec
+		mu.Unlock()
+		ctx, cancel := context.WithTimeout(ctx, hook.Deadline(env.Getenv))
+		defer cancel()
+		return d.Decide(ctx, harness, event, payload)
 	}
 	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide})
 	if err := srv.MCP().Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {

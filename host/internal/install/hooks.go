@@ -377,12 +377,16 @@ func WithMCPToolHooks(h Harness) Harness {
 func ourHandler(raw json.RawMessage, exe, harness string) (ok bool, what string) {
 	var hd struct {
 		Type, Command, Server, Tool string
+		Input                       map[string]any
 	}
 	if json.Unmarshal(raw, &hd) != nil {
 		return false, ""
 	}
 	if hd.Type == "mcp_tool" {
-		return hd.Server == ServerName && hd.Tool == HookTool, "mcp_tool " + hd.Server + "/" + hd.Tool
+		// Server and tool name ctxhook's; the input, written by install,
+		// tells it from a hook of the user's that calls a tool of that name.
+		ours := hd.Server == ServerName && hd.Tool == HookTool && hd.Input["hook_event_name"] == "${hook_event_name}"
+		return ours, "mcp_tool " + hd.Server + "/" + hd.Tool
 	}
 	return IsOurs(hd.Command, exe, harness), hd.Command
 }

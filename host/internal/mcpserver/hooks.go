@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -43,34 +45,46 @@ func HookInput() map[string]string {
 // hookPayload rebuilds a Claude Code hook payload from the interpolated
 // fields: a field Claude Code left empty (absent from its input) is left
 // out, a JSON field is put back as JSON when it is JSON (a tool's
-// response may also be plain text), anything else is a string.
+// response may also be plain text), any other string stays a string, and
+// a value that arrives as itself (not interpolated into a string) goes
+// back as it came.
 func hookPayload(args map[string]any) ([]byte, string) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	var buf bytes.Buffer
+	buf.WriteByte('{')
 	event := ""
 	for _, f := range HookFields {
-		v, ok := args[f].(string)
-		if !ok || v == "" {
+		var value []byte
+		switch v := args[f].(type) {
+		case nil:
 			continue
+		case string:
+			if v == "" {
+				continue
+			}
+			if f == "hook_event_name" {
+				event = v
+			}
+			if t := strings.TrimSpace(v); jsonFields[f] && t != "" && strings.ContainsRune("{[tf", rune(t[0])) && json.Valid([]byte(t)) {
+				value = []byte(t)
+			} else {
+				value, _ = json.Marshal(v)
+			}
+		default:
+			var err error
+			if value, err = json.Marshal(v); err != nil || f == "hook_event_name" {
+				continue
+			}
 		}
-		if f == "hook_event_name" {
-			event = v
-		}
-		if b.Len() > 1 {
-			b.WriteByte(',')
+		if buf.Len() > 1 {
+			buf.WriteByte(',')
 		}
 		k, _ := json.Marshal(f)
-		b.Write(k)
-		b.WriteByte(':')
-		if t := strings.TrimSpace(v); jsonFields[f] && t != "" && strings.ContainsRune("{[tf", rune(t[0])) && json.Valid([]byte(t)) {
-			b.WriteString(t)
-			continue
-		}
-		s, _ := json.Marshal(v)
-		b.Write(s)
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(value)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), event
+	buf.WriteByte('}')
+	return buf.Bytes(), event
 }
 
 // hookMiddleware answers tools/call of HookTool with decide, and passes
@@ -98,6 +112,9 @@ func answerHook(ctx context.Context, decide Decide, raw json.RawMessage) *mcp.Ca
 		return hookError("ctxhook: the hook's input is not a JSON object: " + err.Error())
 	}
 	payload, event := hookPayload(args)
+	if len(payload) > hookproto.MaxInput {
+		return hookError(fmt.Sprintf("ctxhook: a hook payload of %d MiB is over the %d MiB a hook takes; the agent continues without ctxhook", len(payload)>>20, hookproto.MaxInput>>20))
+	}
 	if event == "" {
 		return hookError("ctxhook: the hook's input has no hook_event_name; install writes it as \"${hook_event_name}\"")
 	}

@@ -133,8 +133,8 @@ func TestHookPayload(t *testing.T) {
 			`{"hook_event_name":"PostToolUse","cwd":"{\"x\":1}"}`},
 		{"arrays and booleans", map[string]any{"hook_event_name": "PostToolUseFailure", "tool_response": `[{"type":"text","text":"x"}]`, "is_interrupt": "false"},
 			`{"hook_event_name":"PostToolUseFailure","tool_response":[{"type":"text","text":"x"}],"is_interrupt":false}`},
-		{"unknown fields and non-strings are dropped", map[string]any{"hook_event_name": "Stop", "other": "x", "session_id": 5},
-			`{"hook_event_name":"Stop"}`},
+		{"unknown fields are dropped; a value that came as itself goes back so", map[string]any{"hook_event_name": "Stop", "other": "x", "session_id": 5, "is_interrupt": true},
+			`{"hook_event_name":"Stop","session_id":5,"is_interrupt":true}`},
 	} {
 		got, event := hookPayload(tt.in)
 		if string(got) != tt.want || event != tt.in["hook_event_name"] {

@@ -43,20 +43,19 @@ type toolHeaders struct {
 }
 
 // learn records the annotations of the tools in a server message that is
-// a tools/list result; any other message leaves them as they are.
+// a tools/list result; any other message leaves them as they are. Each
+// tool and each schema is read apart, with exact key names: one odd
+// schema (a boolean one, a property of an unexpected type) costs only
+// the annotations it holds.
 func (t *toolHeaders) learn(msg []byte) {
-	if !bytes.Contains(msg, []byte(`"tools"`)) {
+	// A tools/list result is small; a big message is a tool's result
+	// that mentions "tools", not worth decoding.
+	if len(msg) > 16<<20 || !bytes.Contains(msg, []byte(`"tools"`)) {
 		return
 	}
-	var m struct {
-		Result struct {
-			Tools []struct {
-				Name        string          `json:"name"`
-				InputSchema json.RawMessage `json:"inputSchema"`
-			} `json:"tools"`
-		} `json:"result"`
-	}
-	if json.Unmarshal(msg, &m) != nil || m.Result.Tools == nil {
+	result := field(field(msg, "result"), "tools")
+	var tools []json.RawMessage
+	if json.Unmarshal(result, &tools) != nil {
 		return
 	}
 	t.mu.Lock()
@@ -64,34 +63,36 @@ func (t *toolHeaders) learn(msg []byte) {
 	if t.tools == nil {
 		t.tools = map[string][]headerBinding{}
 	}
-	for _, tool := range m.Result.Tools {
-		t.tools[tool.Name] = bindings(tool.InputSchema, nil, nil)
+	for _, tool := range tools {
+		var name string
+		if json.Unmarshal(field(tool, "name"), &name) == nil && name != "" {
+			t.tools[name] = bindings(field(tool, "inputSchema"), nil, nil)
+		}
 	}
 }
 
-// schemaProps is the part of a JSON schema the annotations live in.
-type schemaProps struct {
-	Type       json.RawMessage        `json:"type"`
-	Header     string                 `json:"x-mcp-header"`
-	Properties map[string]schemaProps `json:"properties"`
+// field is the value of key in a JSON object (exact match), or nil.
+func field(obj json.RawMessage, key string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		return nil
+	}
+	return m[key]
 }
 
 // bindings lists the annotated properties of a schema, nested ones too.
 func bindings(schema json.RawMessage, prefix []string, out []headerBinding) []headerBinding {
-	var s schemaProps
-	if json.Unmarshal(schema, &s) != nil {
+	var props map[string]json.RawMessage
+	if json.Unmarshal(field(schema, "properties"), &props) != nil {
 		return out
 	}
-	return walk(s.Properties, prefix, out)
-}
-
-func walk(props map[string]schemaProps, prefix []string, out []headerBinding) []headerBinding {
 	for name, p := range props {
 		path := append(append([]string(nil), prefix...), name)
-		if validHeaderName(p.Header) {
-			out = append(out, headerBinding{path, p.Header})
+		var header string
+		if json.Unmarshal(field(p, "x-mcp-header"), &header) == nil && validHeaderName(header) {
+			out = append(out, headerBinding{path, header})
 		}
-		out = walk(p.Properties, path, out)
+		out = bindings(p, path, out)
 	}
 	return out
 }
@@ -115,28 +116,31 @@ func validHeaderName(s string) bool {
 // the revision the message names in its _meta ("" when none). version is
 // the revision the connection uses (an initialize's, or the last one a
 // request named): a notification names none. Before 2026-07-28 nothing is
-// mirrored.
+// mirrored. Each field is read apart, with exact key names, so that an
+// odd field elsewhere in the message does not cost the rest its headers.
 func (t *toolHeaders) mirror(h http.Header, version string, body []byte) (own string) {
-	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			Name      *string                    `json:"name"`
-			URI       *string                    `json:"uri"`
-			Arguments map[string]json.RawMessage `json:"arguments"`
-			Meta      map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
+	if version < modernVersion && !bytes.Contains(body, []byte(metaProtocolVersion)) {
+		return "" // an older revision's message: nothing to read (it may be 64 MiB)
 	}
-	if json.Unmarshal(body, &m) != nil || m.Method == "" {
+	var method string
+	if json.Unmarshal(field(body, "method"), &method) != nil || method == "" {
 		return "" // a response, a batch, or not JSON: nothing to mirror
 	}
-	if json.Unmarshal(m.Params.Meta[metaProtocolVersion], &own) != nil || !isRevision(own) {
+	if method == "initialize" {
+		// The 2025 handshake, a fallback from 2026-07-28 included: it
+		// names its revision in its params, and carries no header.
+		h.Del("MCP-Protocol-Version")
+		return ""
+	}
+	params := field(body, "params")
+	if json.Unmarshal(field(field(params, "_meta"), metaProtocolVersion), &own) != nil || !isRevision(own) {
 		own = ""
 	}
 	if own != "" {
 		version = own
 		h.Set("MCP-Protocol-Version", own)
 	}
-	if m.Method == "server/discover" {
+	if method == "server/discover" {
 		// A probe: a server without the revision answers it with an
 		// error, and the client falls back to initialize. Not remembered.
 		defer func() { own = "" }()
@@ -144,25 +148,44 @@ func (t *toolHeaders) mirror(h http.Header, version string, body []byte) (own st
 	if version < modernVersion {
 		return own
 	}
-	h.Set("Mcp-Method", headerValue(m.Method))
-	switch {
-	case (m.Method == "tools/call" || m.Method == "prompts/get") && m.Params.Name != nil:
-		h.Set("Mcp-Name", headerValue(*m.Params.Name))
-	case m.Method == "resources/read" && m.Params.URI != nil:
-		h.Set("Mcp-Name", headerValue(*m.Params.URI))
+	h.Set("Mcp-Method", headerValue(method))
+	var name string
+	switch method {
+	case "tools/call", "prompts/get":
+		json.Unmarshal(field(params, "name"), &name)
+	case "resources/read":
+		json.Unmarshal(field(params, "uri"), &name)
 	}
-	if m.Method != "tools/call" || m.Params.Name == nil {
+	if name != "" {
+		h.Set("Mcp-Name", headerValue(name))
+	}
+	if method != "tools/call" || name == "" {
 		return own
 	}
+	var args map[string]json.RawMessage
+	json.Unmarshal(field(params, "arguments"), &args)
 	t.mu.Lock()
-	bs := t.tools[*m.Params.Name]
+	bs := t.tools[name]
 	t.mu.Unlock()
 	for _, b := range bs {
-		if v, ok := argument(m.Params.Arguments, b.path); ok {
+		if v, ok := argument(args, b.path); ok && len(v) <= maxParamHeader {
 			h.Set("Mcp-Param-"+b.header, v)
 		}
 	}
 	return own
+}
+
+// maxParamHeader bounds an Mcp-Param value: a longer one is left out, as
+// the revision asks (servers and gateways refuse huge headers).
+const maxParamHeader = 8192
+
+// known reports whether the annotations of tool are known (it was in a
+// tools/list result).
+func (t *toolHeaders) known(tool string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.tools[tool]
+	return ok
 }
 
 // argument is the header value of the argument at path: a string, a
@@ -174,11 +197,8 @@ func argument(args map[string]json.RawMessage, path []string) (string, bool) {
 		if !ok {
 			break
 		}
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return "", false
-		}
-		raw, ok = obj[p]
+		raw = field(raw, p)
+		ok = raw != nil
 	}
 	if !ok {
 		return "", false

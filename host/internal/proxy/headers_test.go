@@ -35,7 +35,9 @@ func TestMirror(t *testing.T) {
 			"dry":{"type":"boolean","x-mcp-header":"Dry"},
 			"ratio":{"type":"number"},
 			"target":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}},
-			"bad":{"type":"string","x-mcp-header":"Bad Name"}}}},
+			"bad":{"type":"string","x-mcp-header":"Bad Name"},
+			"extra":true,
+			"odd":{"type":"string","x-mcp-header":5}}}},
 		{"name":"plain","inputSchema":{"type":"object"}}]}}`))
 	modern := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`
 	for _, tt := range []struct {
@@ -61,11 +63,23 @@ func TestMirror(t *testing.T) {
 		{"a response is not mirrored", "2026-07-28",
 			`{"jsonrpc":"2.0","id":3,"result":{}}`,
 			map[string]string{"Mcp-Method": ""}},
+		{"exact key names: a NAME beside the name is not the name", "2026-07-28",
+			`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"NAME":"x","name":"step","arguments":{"session_token":"wfs_2"}}}`,
+			map[string]string{"Mcp-Name": "step", "Mcp-Param-Session-Token": "wfs_2"}},
+		{"an odd field elsewhere costs nothing", "2026-07-28",
+			`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"uri":5,"name":"step","arguments":{"session_token":"wfs_3"}}}`,
+			map[string]string{"Mcp-Method": "tools/call", "Mcp-Param-Session-Token": "wfs_3"}},
+		{"a value past 8 KiB is left out", "2026-07-28",
+			`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"step","arguments":{"session_token":"` + strings.Repeat("t", 9000) + `","n":1}}}`,
+			map[string]string{"Mcp-Param-Session-Token": "", "Mcp-Param-Step": "1"}},
+		{"initialize (a fallback) carries no revision header", "2026-07-28",
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`,
+			map[string]string{"MCP-Protocol-Version": "", "Mcp-Method": ""}},
 		{"an unlisted tool: name only", "2026-07-28",
 			`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"other","arguments":{"session_token":"wfs_1"}}}`,
 			map[string]string{"Mcp-Name": "other", "Mcp-Param-Session-Token": ""}},
 	} {
-		h := http.Header{}
+		h := http.Header{"Mcp-Protocol-Version": {tt.version}}
 		th.mirror(h, tt.version, []byte(tt.body))
 		for k, want := range tt.want {
 			if got := h.Get(k); got != want {

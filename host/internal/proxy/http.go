@@ -111,11 +111,11 @@ func (u *httpUpstream) send(m []byte) {
 func (u *httpUpstream) post(m []byte) { u.postOnce(m, true) }
 
 // postOnce sends one message. A tools/call refused for headers that do
-// not mirror its body (2026-07-28) had an argument the tool's schema
-// marks for a header the proxy did not know of: the proxy has not seen
-// the tool listed (or the list changed). It then lists the tools itself
-// and sends the call once more (retry), as the revision asks of a client
-// without the schema.
+// not mirror its body (2026-07-28), of a tool the proxy has not seen
+// listed, may have an argument the tool's schema marks for a header: the
+// proxy then lists the tools itself and sends the call once more (retry),
+// as the revision asks of a client without the schema. The server refuses
+// such a call before running it, so it never runs twice.
 func (u *httpUpstream) postOnce(m []byte, retry bool) {
 	env, _ := parseEnvelope(m)
 	req, err := u.request(u.ctx, http.MethodPost, m)
@@ -131,9 +131,12 @@ func (u *httpUpstream) postOnce(m []byte, retry bool) {
 	defer resp.Body.Close()
 	if retry && resp.StatusCode == http.StatusBadRequest && env.Method == "tools/call" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if headerMismatch(b) && u.listTools(m) {
-			u.postOnce(m, false)
-			return
+		if tool := toolName(m); headerMismatch(b) && tool != "" && !u.tools.known(tool) {
+			resp.Body.Close()
+			if u.listTools(m) {
+				u.postOnce(m, false)
+				return
+			}
 		}
 		resp.Body = io.NopCloser(bytes.NewReader(b))
 	}
@@ -174,6 +177,13 @@ func (u *httpUpstream) postOnce(m []byte, retry bool) {
 	}
 }
 
+// toolName is the tool a tools/call names, or "".
+func toolName(call []byte) string {
+	var name string
+	json.Unmarshal(field(field(call, "params"), "name"), &name)
+	return name
+}
+
 // codeHeaderMismatch is the JSON-RPC error of a request whose mirrored
 // headers and body differ (MCP 2026-07-28).
 const codeHeaderMismatch = -32020
@@ -189,17 +199,18 @@ func headerMismatch(body []byte) bool {
 // annotations, with the _meta of call (the revision and client it names).
 // The answers are the proxy's own: the client never sees them.
 func (u *httpUpstream) listTools(call []byte) bool {
-	var c struct {
-		Params struct {
-			Meta json.RawMessage `json:"_meta"`
-		} `json:"params"`
+	// The revision and client the call names; not its progress token.
+	meta := map[string]json.RawMessage{}
+	for _, k := range []string{metaProtocolVersion, "io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/clientCapabilities"} {
+		if v := field(field(field(call, "params"), "_meta"), k); v != nil {
+			meta[k] = v
+		}
 	}
-	json.Unmarshal(call, &c)
 	cursor, learned := "", false
 	for page := 0; page < 20; page++ {
 		params := map[string]any{}
-		if len(c.Params.Meta) > 0 {
-			params["_meta"] = c.Params.Meta
+		if len(meta) > 0 {
+			params["_meta"] = meta
 		}
 		if cursor != "" {
 			params["cursor"] = cursor

@@ -119,8 +119,13 @@ func (c proxyCall) request(d *decision) {
 		return
 	}
 	token := d.state.Tokens[c.p.Server]
+	restored := restoreState(call.Params, token)
 	updated, skip := rs.Inject(call.Tool, call.Args, token)
 	if skip != relay.SkipNone {
+		if restored {
+			call.Msg["params"] = call.Params.Raw()
+			d.stdout = string(call.Msg.Raw()) + "\n"
+		}
 		return
 	}
 	call.Params.Set("arguments", updated)
@@ -137,6 +142,23 @@ func (c proxyCall) request(d *decision) {
 	d.tally(abi.TallyRelayed)
 }
 
+// restoreState puts the session's token back into the requestState of
+// the retry of a call first answered with an interim result (MCP
+// 2026-07-28): the token was hidden in that result like anywhere else,
+// and the server must get its state back as it wrote it.
+func restoreState(params mcpmsg.Object, token string) bool {
+	var state string
+	if token == "" || json.Unmarshal(params["requestState"], &state) != nil || !strings.Contains(state, abi.TokenPlaceholder) {
+		return false
+	}
+	b, err := json.Marshal(strings.ReplaceAll(state, abi.TokenPlaceholder, token))
+	if err != nil {
+		return false
+	}
+	params["requestState"] = b
+	return true
+}
+
 // response captures the token a result carries, hides it from the client,
 // and records the full result.
 func (c proxyCall) response(d *decision) {
@@ -147,9 +169,14 @@ func (c proxyCall) response(d *decision) {
 	if res.InputRequired() {
 		// An interim result (MCP 2026-07-28): the server asks the client
 		// for input and the call is retried, with its own request (which
-		// gets the token again). Not the answer: nothing is recorded or
-		// shaped; a token it carries is still captured and hidden.
+		// gets the token again, in its arguments and in its requestState
+		// where this result had it). Not the answer: nothing is recorded
+		// or shaped; a token it carries is still captured and hidden, and
+		// with [redact] model on, what it asks is redacted.
 		forward, changed := c.hideToken(d, res)
+		if o, ok := d.redactForModel(forward); ok {
+			forward, changed = o, true
+		}
 		d.stdout = forwardLine(res, forward, changed)
 		return
 	}
