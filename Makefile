@@ -133,6 +133,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/cursor:FuzzParse \
 	  ./plugin/internal/opencode:FuzzParse \
 	  ./plugin/internal/auggie:FuzzParse \
+	  ./plugin/internal/pi:FuzzParse \
 	  ./plugin/internal/transcript:FuzzParse \
 	  ./plugin/internal/shape:FuzzHead \
 	  ./plugin/internal/engine:FuzzHandle \

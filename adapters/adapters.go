@@ -15,6 +15,29 @@ var core []byte
 //go:embed opencode/index.js
 var openCode []byte
 
+//go:embed pi/index.js
+var piExtension []byte
+
+// PiMarker starts the file `ctxhook install pi` writes; only a file that
+// starts with it is ever replaced or removed.
+const PiMarker = "// ctxhook Pi extension, written by `ctxhook install pi`; do not edit."
+
+// PiExtension returns the Pi extension with the installed hook client's
+// path filled in, or ("") the ctxhook binary's.
+func PiExtension(hookClient, ctxhook string) ([]byte, error) {
+	const installed = "const INSTALLED = {};"
+	if !bytes.Contains(piExtension, []byte(installed)) {
+		return nil, errors.New("adapters: the Pi extension source changed shape; the installer needs updating")
+	}
+	installedPaths := map[string]string{"ctxhook": ctxhook}
+	if hookClient != "" {
+		installedPaths = map[string]string{"hookClient": hookClient}
+	}
+	paths, _ := json.Marshal(installedPaths)
+	body := bytes.Replace(piExtension, []byte(installed), []byte("const INSTALLED = "+string(paths)+";"), 1)
+	return append([]byte(PiMarker+"\n"), body...), nil
+}
+
 // OpenCodeMarker starts the file `ctxhook install opencode` writes; only a
 // file that starts with it is ever replaced or removed.
 const OpenCodeMarker = "// ctxhook OpenCode plugin, written by `ctxhook install opencode`; do not edit."

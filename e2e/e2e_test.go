@@ -41,6 +41,10 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
 			os.Exit(1)
 		}
+		if err := preparePi(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
+			os.Exit(1)
+		}
 		fmt.Println("e2e: pinned clients installed")
 		os.Exit(0)
 	}

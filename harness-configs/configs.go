@@ -36,6 +36,10 @@ type Harness struct {
 	// Plugin: the harness loads ctxhook in-process (a JS plugin) rather
 	// than running hook commands.
 	Plugin bool `json:"plugin,omitempty"`
+	// Extension: the harness loads a JS extension of ctxhook's that runs
+	// the hook client for each tool event (Pi); ConfigDir is its agent
+	// directory under HOME, ProjectDir the project's.
+	Extension bool `json:"extension,omitempty"`
 	// Dialect names the harness whose hook format and adapter this one
 	// shares (a descendant speaking its parent's format), "" when it has
 	// its own.

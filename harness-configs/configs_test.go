@@ -29,6 +29,16 @@ func TestRegistryComplete(t *testing.T) {
 			}
 		}
 		switch {
+		case h.Extension:
+			if h.Hooks != "" || h.Plugin {
+				t.Errorf("%s: an extension harness has neither a hooks template nor a plugin", h.Name)
+			}
+			if _, err := os.Stat(filepath.Join("..", "adapters", h.Name, "index.js")); err != nil {
+				t.Errorf("%s: no adapters/%s/index.js: %v", h.Name, h.Name, err)
+			}
+			if h.ConfigDir == "" || h.ProjectDir == "" {
+				t.Errorf("%s: an extension harness names its config dir and project dir", h.Name)
+			}
 		case h.Plugin && h.Hooks != "":
 			t.Errorf("%s is a plugin with a hooks template", h.Name)
 		case h.Plugin:

@@ -75,6 +75,9 @@ const (
 	// ({llmContent, returnDisplay}); it ignores a changed input, so its
 	// relay runs in the proxy.
 	HarnessQwen = "qwen"
+	// HarnessPi is the Pi coding agent's tool events, sent by ctxhook's
+	// Pi extension with Pi's event object inside (package pi).
+	HarnessPi = "pi"
 	// HarnessAuggie is Auggie's (the Augment Code CLI's) command hooks:
 	// Claude Code's answers, its own payloads (conversation_id,
 	// tool_output as text, MCP tools named <tool>_<server>).

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "1249c019866e7089666632d967cdcb6c0c0777b9db9f45d6e0582128331b6d8f"
+const SHA256 = "67f04f0b711bd1c4d768622bc8af1cfc3774b717cb79499b6e1c2468c77900e5"

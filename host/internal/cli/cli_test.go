@@ -1203,3 +1203,48 @@ func TestErrorsSayWhatNext(t *testing.T) {
 		t.Errorf("statusline on a damaged store: %d %q", code, out)
 	}
 }
+
+// TestInstallPi: install pi writes ctxhook's extension into Pi's agent
+// directory ($PI_CODING_AGENT_DIR) naming this ctxhook, and its MCP
+// server into Pi's mcp.json with direct exposure; doctor finds both
+// right; a file of the user's at that path is never replaced; uninstall
+// takes everything back.
+func TestInstallPi(t *testing.T) {
+	e := newEnv(t)
+	agent := filepath.Join(e.vars["HOME"], "pi-agent")
+	e.vars["PI_CODING_AGENT_DIR"] = agent
+	ext := filepath.Join(agent, "extensions", "ctxhook.js")
+	if out, errs, code := e.run(t, nil, "install", "pi"); code != 0 || !strings.Contains(out, "Wrote "+ext) {
+		t.Fatalf("install pi: %d\n%s%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(ext)
+	if !strings.HasPrefix(string(b), "// ctxhook Pi extension") || !strings.Contains(string(b), `const INSTALLED = {"`) || !strings.Contains(string(b), `pi.on("tool_call"`) {
+		t.Errorf("the extension:\n%.600s", b)
+	}
+	if m, _ := os.ReadFile(filepath.Join(agent, "mcp.json")); !strings.Contains(string(m), `"exposure": "direct"`) || !strings.Contains(string(m), `"ctxhook"`) {
+		t.Errorf("Pi's mcp.json: %s", m)
+	}
+	if out, _, code := e.run(t, nil, "doctor", "pi"); code != 0 || !strings.Contains(out, "user extension "+ext) {
+		t.Errorf("doctor pi: %d\n%s", code, out)
+	}
+	if out, _, _ := e.run(t, nil, "install", "pi"); !strings.Contains(out, "Already installed") {
+		t.Errorf("second install:\n%s", out)
+	}
+	if out, _, code := e.run(t, nil, "uninstall", "pi"); code != 0 || !strings.Contains(out, "Removed "+ext) {
+		t.Fatalf("uninstall pi: %d\n%s", code, out)
+	}
+	if _, err := os.Stat(ext); err == nil {
+		t.Error("uninstall left the extension")
+	}
+	if _, err := os.Stat(filepath.Join(agent, "mcp.json")); err == nil {
+		t.Error("uninstall left the mcp.json install created")
+	}
+	os.MkdirAll(filepath.Dir(ext), 0o755)
+	os.WriteFile(ext, []byte("export default () => {}\n"), 0o644)
+	if _, errs, code := e.run(t, nil, "install", "pi"); code == 0 || !strings.Contains(errs, "was not written by ctxhook") {
+		t.Errorf("install over the user's own ctxhook.js: %d %q", code, errs)
+	}
+	if b, _ := os.ReadFile(ext); string(b) != "export default () => {}\n" {
+		t.Errorf("the user's file was changed: %s", b)
+	}
+}

@@ -139,6 +139,10 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		doctorOpenCode(env, h, okf, bad, info)
 		return finish(w, problems)
 	}
+	if h.Extension {
+		doctorPi(env, h, okf, bad, info)
+		return finish(w, problems)
+	}
 	wiredAnywhere := map[string]bool{}
 	events := h.Events()
 	var wiredPaths []string
@@ -216,6 +220,33 @@ func finish(w io.Writer, problems int) int {
 	}
 	fmt.Fprintln(w, "\nAll good.")
 	return 0
+}
+
+func doctorPi(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
+	wd, _ := os.Getwd()
+	found := false
+	for _, scope := range []string{"user", "project"} {
+		dir, err := install.PiDir(h, scope, env.Getenv, wd)
+		if err != nil {
+			bad("%v", err)
+			continue
+		}
+		path := install.PiExtensionPath(dir)
+		present, current := install.CheckPi(path, executable())
+		switch {
+		case !present:
+			info("%s: no ctxhook extension at %s", scope, path)
+		case current:
+			found = true
+			okf("%s extension %s", scope, path)
+		default:
+			found = true
+			bad("%s extension %s names another ctxhook binary (re-run 'ctxhook install %s')", scope, path, h.Name)
+		}
+	}
+	if !found {
+		bad("the ctxhook extension is not installed (run 'ctxhook install %s')", h.Name)
+	}
 }
 
 func doctorOpenCode(env Env, h install.Harness, okf, bad, info func(string, ...any)) {

@@ -140,6 +140,9 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	if f.harness.Plugin {
 		return installOpenCode(ctx, env, f, true)
 	}
+	if f.harness.Extension {
+		return installPi(ctx, env, f, true)
+	}
 	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
 		return fail(env, "%v", err)
@@ -320,6 +323,9 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if f.harness.Plugin {
 		return installOpenCode(ctx, env, f, false)
 	}
+	if f.harness.Extension {
+		return installPi(ctx, env, f, false)
+	}
 	path, err := settingsPath(env, f.harness, f.scope)
 	if err != nil {
 		return fail(env, "%v", err)
@@ -418,6 +424,65 @@ func ownMCPServer(env Env, f installFlags, add bool) int {
 	} else {
 		fmt.Fprintf(env.Stdout, "Removed ctxhook's MCP server from %s\n", plan.Path)
 	}
+	return 0
+}
+
+// installPi writes or removes ctxhook's Pi extension, and ctxhook's MCP
+// server in Pi's mcp.json.
+func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
+	wd, _ := os.Getwd()
+	dir, err := install.PiDir(f.harness, f.scope, env.Getenv, wd)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	path := install.PiExtensionPath(dir)
+	if f.dryRun {
+		fmt.Fprintf(env.Stdout, "dry run: would %s %s\n", map[bool]string{true: "write", false: "remove"}[add], path)
+		return ownMCPServer(env, f, add)
+	}
+	done, err := install.InstallPi(path, f.exe(), add, f.journal)
+	for _, d := range done {
+		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
+	}
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if f.wrapMCP {
+		p, err := resolvePaths(env)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		if code := wrapMCP(env, f, p.Config, add); code != 0 {
+			return code
+		}
+	}
+	if code := ownMCPServer(env, f, add); code != 0 {
+		return code
+	}
+	w := env.Stdout
+	if len(done) == 0 {
+		fmt.Fprintf(w, map[bool]string{true: "Already installed in %s; nothing changed.\n", false: "No ctxhook extension in %s; nothing changed.\n"}[add], path)
+	}
+	if !add {
+		return 0
+	}
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if created, err := writeDefaultConfig(p.Config); err == nil && created {
+		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
+	}
+	warmPlugin(ctx, env, p.WasmCache())
+	if startDaemon(env, p) {
+		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
+	}
+	fmt.Fprintf(w, "\nPi loads the extension at its next start. Its hooks see MCP tools that Pi exposes directly\n")
+	fmt.Fprintf(w, "(\"exposure\": \"direct\" on the server in mcp.json), but never a result's _meta: for a server\n")
+	fmt.Fprintf(w, "that returns its token only there, run it through the proxy: 'ctxhook install pi --wrap-mcp <server>'.\n")
+	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
+	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
+	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
 }
 

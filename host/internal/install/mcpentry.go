@@ -67,6 +67,17 @@ func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string
 	case Cursor.Name, Droid.Name:
 		return besideHooks("mcp.json", stdioEntry(h.Name == Droid.Name))
 	}
+	if h.Extension {
+		// Pi's own MCP: a server's tools reach the model by name only with
+		// "exposure": "direct" (the default hands it one scripting tool).
+		d, err := PiDir(h, scope, getenv, dir)
+		if err != nil {
+			return MCPEntry{}, false
+		}
+		return MCPEntry{filepath.Join(d, "mcp.json"), []string{"mcpServers"}, func(exe string) any {
+			return map[string]any{"command": exe, "args": []string{"mcp"}, "exposure": "direct"}
+		}}, true
+	}
 	if h.Plugin {
 		d, err := PluginDir(h, scope, getenv, dir)
 		if err != nil {

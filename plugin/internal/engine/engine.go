@@ -56,6 +56,8 @@ func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 		return parseCursor(payload)
 	case abi.HarnessAuggie:
 		return parseAuggie(payload)
+	case abi.HarnessPi:
+		return parsePi(payload)
 	case abi.HarnessOpenCode, abi.HarnessKilo:
 		return parseOpenCode(payload)
 	case abi.HarnessMCPProxy:
