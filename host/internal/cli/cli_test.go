@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -23,6 +24,7 @@ import (
 	"github.com/ctxhook/ctxhook/internal/version"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMain lets the test binary act as the ctxhook binary: a test runs
@@ -1246,5 +1248,55 @@ func TestInstallPi(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(ext); string(b) != "export default () => {}\n" {
 		t.Errorf("the user's file was changed: %s", b)
+	}
+}
+
+// TestMCPRevisions: `ctxhook mcp` as a real process on stdio, under MCP
+// 2026-07-28 (server/discover, no initialize) and the 2025 revisions:
+// the client gets the revision it asked for, and search answers with its
+// metadata; the hooks' tool answers an mcp_tool hook's call too.
+func TestMCPRevisions(t *testing.T) {
+	payload, err := os.ReadFile(payloads + "hook-PostToolUse.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	json.Unmarshal(payload, &fields)
+	hookArgs := map[string]any{}
+	for k, v := range fields {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(v)
+		}
+		hookArgs[k] = s
+	}
+	for _, rev := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
+		t.Run(rev, func(t *testing.T) {
+			e := newEnv(t) // a session of its own: its first call is nudged
+			cmd := exec.Command(os.Args[0], "mcp")
+			cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1"}
+			for k, v := range e.vars {
+				cmd.Env = append(cmd.Env, k+"="+v)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},
+				&mcp.ClientSessionOptions{ProtocolVersion: rev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got := cs.InitializeResult().ProtocolVersion; got != rev {
+				t.Fatalf("speaks %s, asked for %s", got, rev)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "TCK-42"}})
+			if err != nil || res.IsError || res.Meta["ctxhook"] == nil {
+				t.Fatalf("search: %v %+v", err, res)
+			}
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hook", Arguments: hookArgs})
+			if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"hookEventName":"PostToolUse"`) {
+				t.Fatalf("hook: %v %+v", err, res)
+			}
+		})
 	}
 }
