@@ -10,8 +10,10 @@
 //     (Pi passed it a deep copy of the model's arguments, so the model
 //     never sees an injected token);
 //   - tool_result: returning { content } replaces what the model sees: a
-//     large result becomes its head and a pointer to the stored event,
-//     and ctxhook's text for the model is appended.
+//     large result's text becomes its head and a pointer to the stored
+//     event, and ctxhook's text for the model is appended. A call a
+//     codemode script made is recorded and left as it is (the script
+//     reads structuredContent).
 // A failure never reaches Pi: the tool call goes on as if ctxhook were
 // not installed.
 import { spawn } from "node:child_process";
@@ -28,21 +30,31 @@ const DEADLINE_MS = 30000;
 // ask runs the hook client on one event and returns the plugin's answer
 // (Claude Code's hookSpecificOutput), or null.
 function ask(argv, event, e, ctx) {
-  let sessionId = "";
+  let payload;
   try {
-    sessionId = ctx?.sessionManager?.getSessionId?.() ?? "";
-  } catch {}
-  const payload = JSON.stringify({ hook_event_name: event, session_id: sessionId, cwd: ctx?.cwd ?? process.cwd(), event: e });
+    let sessionId = "";
+    try {
+      sessionId = ctx?.sessionManager?.getSessionId?.() ?? "";
+    } catch {}
+    payload = JSON.stringify({ hook_event_name: event, session_id: sessionId, cwd: ctx?.cwd ?? process.cwd(), event: e });
+  } catch {
+    return Promise.resolve(null); // an event that cannot be sent: the call goes on without ctxhook
+  }
   return new Promise((resolve) => {
     let out = "";
     let child;
     try {
-      child = spawn(argv[0], [...argv.slice(1), event], { stdio: ["pipe", "pipe", "inherit"] });
+      // stderr ignored: the hook client's fail-open notes would land in
+      // Pi's screen.
+      child = spawn(argv[0], [...argv.slice(1), event], { stdio: ["pipe", "pipe", "ignore"] });
     } catch {
       resolve(null);
       return;
     }
-    const timer = setTimeout(() => child.kill(), DEADLINE_MS);
+    const timer = setTimeout(() => {
+      child.kill();
+      setTimeout(() => child.kill("SIGKILL"), 2000).unref();
+    }, DEADLINE_MS);
     child.on("error", () => {
       clearTimeout(timer);
       resolve(null);
@@ -63,6 +75,10 @@ function ask(argv, event, e, ctx) {
 }
 
 export default function ctxhook(pi) {
+  // Installed for the user and for a project, Pi loads both files: one
+  // decides, or each event would be decided twice.
+  if (globalThis.__ctxhookPiExtension) return;
+  globalThis.__ctxhookPiExtension = true;
   const argv = INSTALLED.hookClient
     ? [INSTALLED.hookClient, HARNESS]
     : INSTALLED.ctxhook
@@ -74,24 +90,28 @@ export default function ctxhook(pi) {
     const updated = answer?.updatedInput;
     if (updated && typeof updated === "object" && e.input && typeof e.input === "object") {
       // The plugin's input is whole: what it left out goes.
-      for (const k of Object.keys(e.input)) if (!(k in updated)) delete e.input[k];
-      Object.assign(e.input, updated);
+      for (const k of Object.keys(e.input)) if (!Object.hasOwn(updated, k)) delete e.input[k];
+      for (const [k, v] of Object.entries(updated)) Object.defineProperty(e.input, k, { value: v, writable: true, enumerable: true, configurable: true });
     }
   });
 
   pi.on("tool_result", async (e, ctx) => {
     const answer = await ask(argv, "tool_result", e, ctx);
-    if (!answer) return;
+    // A call made from a codemode script returns to the script, which
+    // reads structuredContent: it is recorded, and left as it is.
+    if (!answer || e.parentToolCallId) return;
     let content = Array.isArray(e.content) ? e.content : [];
     let changed = false;
     if (typeof answer.updatedMCPToolOutput === "string") {
-      content = [{ type: "text", text: answer.updatedMCPToolOutput }];
+      // The text replaced by its head and a pointer; images and other
+      // blocks stay.
+      content = [{ type: "text", text: answer.updatedMCPToolOutput }, ...content.filter((b) => b?.type !== "text")];
       changed = true;
     }
     if (typeof answer.additionalContext === "string" && answer.additionalContext) {
       content = [...content, { type: "text", text: answer.additionalContext }];
       changed = true;
     }
-    if (changed) return { content };
+    if (changed) return { content, structuredContent: e.structuredContent };
   });
 }

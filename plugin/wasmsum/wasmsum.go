@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "67f04f0b711bd1c4d768622bc8af1cfc3774b717cb79499b6e1c2468c77900e5"
+const SHA256 = "57ea0a0d0f058c135b14c458e366feb1bab15ed2865a11138f0db96d2e4aa60a"

@@ -1208,9 +1208,9 @@ func TestErrorsSayWhatNext(t *testing.T) {
 
 // TestInstallPi: install pi writes ctxhook's extension into Pi's agent
 // directory ($PI_CODING_AGENT_DIR) naming this ctxhook, and its MCP
-// server into Pi's mcp.json with direct exposure; doctor finds both
-// right; a file of the user's at that path is never replaced; uninstall
-// takes everything back.
+// server into Pi's mcp.json with direct exposure; doctor finds the
+// extension right; a file of the user's at that path is never replaced;
+// uninstall takes everything back.
 func TestInstallPi(t *testing.T) {
 	e := newEnv(t)
 	agent := filepath.Join(e.vars["HOME"], "pi-agent")
@@ -1232,6 +1232,7 @@ func TestInstallPi(t *testing.T) {
 	if out, _, _ := e.run(t, nil, "install", "pi"); !strings.Contains(out, "Already installed") {
 		t.Errorf("second install:\n%s", out)
 	}
+
 	if out, _, code := e.run(t, nil, "uninstall", "pi"); code != 0 || !strings.Contains(out, "Removed "+ext) {
 		t.Fatalf("uninstall pi: %d\n%s", code, out)
 	}

@@ -232,7 +232,11 @@ func doctorPi(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
 			continue
 		}
 		path := install.PiExtensionPath(dir)
-		present, current := install.CheckPi(path, executable())
+		exe := executable() // what install writes for this scope
+		if scope == "project" {
+			exe = install.PortableExe
+		}
+		present, current := install.CheckPi(path, exe)
 		switch {
 		case !present:
 			info("%s: no ctxhook extension at %s", scope, path)

@@ -447,7 +447,9 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	if f.wrapMCP {
+	// Wrapped servers are unwrapped on every uninstall, as for the other
+	// harnesses: Pi may have rewritten mcp.json since install.
+	if f.wrapMCP || !add {
 		p, err := resolvePaths(env)
 		if err != nil {
 			return fail(env, "%v", err)
@@ -460,7 +462,7 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 		return code
 	}
 	w := env.Stdout
-	if len(done) == 0 {
+	if len(done) == 0 && (add || len(f.restored) == 0) {
 		fmt.Fprintf(w, map[bool]string{true: "Already installed in %s; nothing changed.\n", false: "No ctxhook extension in %s; nothing changed.\n"}[add], path)
 	}
 	if !add {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/adapters"
 )
@@ -20,6 +21,14 @@ func PiDir(h Harness, scope string, getenv func(string) string, dir string) (str
 	switch scope {
 	case "user":
 		if d := getenv("PI_CODING_AGENT_DIR"); d != "" {
+			// Pi expands a leading ~ itself.
+			if rest, ok := strings.CutPrefix(d, "~"); ok && (rest == "" || rest[0] == '/' || rest[0] == filepath.Separator) {
+				home := Home(getenv)
+				if home == "" {
+					return "", errors.New("install: HOME is not set")
+				}
+				return filepath.Join(home, rest), nil
+			}
 			return d, nil
 		}
 		if home := Home(getenv); home != "" {
@@ -70,7 +79,19 @@ func InstallPi(path, exe string, install bool, j Journal) ([]string, error) {
 }
 
 // PiExtension is the extension install writes for the ctxhook binary exe.
-func PiExtension(exe string) ([]byte, error) { return adapters.PiExtension(HookClient(exe), exe) }
+// A project's, shared with others, names the binaries by name: the hook
+// client when this user has one next to ctxhook (as a project's hooks
+// file does).
+func PiExtension(exe string) ([]byte, error) {
+	if exe == PortableExe {
+		client := ""
+		if self, err := os.Executable(); err == nil && HookClient(self) != "" {
+			client = PortableExe + "-hook"
+		}
+		return adapters.PiExtension(client, exe)
+	}
+	return adapters.PiExtension(HookClient(exe), exe)
+}
 
 // CheckPi reports whether ctxhook's extension is at path, and whether it
 // is the one install would write for exe now.

@@ -31,7 +31,8 @@ func (h piHook) decide(d *decision, event string) {
 	case pi.ToolCall:
 		// The extension replaces the input with updatedInput, in place:
 		// the plugin's is always whole.
-		d.preTool(h.call(d, event), true, func(updated json.RawMessage, hint string) string {
+		// No re-fetch hints: Pi's tool_call cannot add text for the model.
+		d.preTool(h.call(d, event), false, func(updated json.RawMessage, hint string) string {
 			if updated == nil {
 				return claude.AdditionalContext(claude.PreToolUse, hint)
 			}
@@ -52,6 +53,7 @@ func (h piHook) call(d *decision, event string) toolCall {
 		category: classify.Tool(e.ToolName), input: e.Input, response: h.p.Response()}
 	if c.server, c.mcpTool, c.isMCP = h.p.MCP(); !c.isMCP {
 		c.server, c.mcpTool, c.isMCP = classify.MCPName(e.ToolName, "")
+		c.server = pi.Server(c.server, d.serverNames())
 	}
 	if c.isMCP {
 		c.category = abi.CategoryMCP

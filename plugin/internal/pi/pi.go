@@ -18,6 +18,7 @@ package pi
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/internal/payload"
 )
@@ -60,13 +61,37 @@ func Parse(raw []byte) (*Payload, error) {
 	return &p, nil
 }
 
-// MCP returns the server and tool of an MCP call, as Pi's details name
-// them after the call; before it, from the name mcp__<server>__<tool>.
+// MCP returns the server and tool of an MCP call as Pi's details name
+// them (after the call). Only a tool named mcp__…: Pi's own resource
+// tools (read_mcp_resource…) carry a server in their details too.
 func (p *Payload) MCP() (server, tool string, ok bool) {
-	if d := p.Event.Details; d.Server != "" && d.Tool != "" {
+	if d := p.Event.Details; d.Server != "" && d.Tool != "" && strings.HasPrefix(p.Event.ToolName, "mcp__") {
 		return d.Server, d.Tool, true
 	}
 	return "", "", false
+}
+
+// Server is the configured server whose name Pi made into name's server
+// part: Pi keeps [A-Za-z0-9_] in a tool's name and turns anything else
+// into "_" (a server my-tickets is mcp__my_tickets__…), so before the call
+// the name alone does not give the server back.
+func Server(name string, servers []string) string {
+	for _, s := range servers {
+		if sanitize(s) == name {
+			return s
+		}
+	}
+	return name
+}
+
+func sanitize(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // Response is the tool's result as ctxhook records it: the MCP result
