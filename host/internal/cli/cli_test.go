@@ -1298,6 +1298,23 @@ func TestMCPRevisions(t *testing.T) {
 			if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"hookEventName":"PostToolUse"`) {
 				t.Fatalf("hook: %v %+v", err, res)
 			}
+			if rev != "2026-07-28" {
+				return
+			}
+			// A 64 MiB result: past the SDK's default line limit, which
+			// ended the server (and every later hook of the session).
+			big := map[string]any{}
+			for k, v := range hookArgs {
+				big[k] = v
+			}
+			blocks, _ := json.Marshal([]map[string]string{{"type": "text", "text": strings.Repeat("x", 64<<20) + " ZQLASTMARK"}})
+			big["tool_response"], big["tool_use_id"] = string(blocks), "big-1"
+			if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hook", Arguments: big}); err != nil || res.IsError {
+				t.Fatalf("64 MiB hook: %v %+v", err, res)
+			}
+			if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "TCK-42"}}); err != nil || res.IsError {
+				t.Fatalf("the server after a 64 MiB hook: %v %+v", err, res)
+			}
 		})
 	}
 }

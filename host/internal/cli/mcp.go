@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -74,7 +75,11 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return d.Decide(ctx, harness, event, payload)
 	}
 	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide})
-	if err := srv.MCP().Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	// A hook's payload may be as large as any hook's (hookproto.MaxInput,
+	// its strings escaped once more inside the tools/call): past the SDK's
+	// default line limit the server would end, and every later hook and
+	// search of the session with it.
+	if err := srv.MCP().Run(ctx, &mcp.StdioTransport{MaxLineLength: 2*hookproto.MaxInput + 1<<20}); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(env.Stderr, "ctxhook mcp: %v\n", err)
 		return 1
 	}
