@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -74,7 +75,7 @@ func Main(args []string, stdio IO, getenv func(string) string) int {
 		return 2
 	}
 	switch args[0] {
-	case "--version", "-version", "-V":
+	case "--version", "-version", "-V", "-v":
 		args = []string{"version"}
 	case "-h", "--help", "help":
 		if len(args) > 1 && args[0] == "help" {
@@ -143,10 +144,11 @@ func usage(w io.Writer) {
 			group = c.group
 			fmt.Fprintf(w, "\n%s:\n", group)
 		}
-		fmt.Fprintf(w, "  %-9s %-44s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  %-10s %-44s %s\n", c.name, c.args, c.summary)
 	}
-	fmt.Fprintln(w, "\nFiles: data in $XDG_STATE_HOME/ctxhook, config in $XDG_CONFIG_HOME/ctxhook/config.toml;")
-	fmt.Fprintln(w, "CTXHOOK_HOME moves both. 'ctxhook help <command>' shows a command's flags.")
+	fmt.Fprintln(w, "\nFiles: data in $XDG_STATE_HOME/ctxhook, config in $XDG_CONFIG_HOME/ctxhook/config.toml,")
+	fmt.Fprintln(w, "cache in the user cache directory. CTXHOOK_HOME moves all three (state/, cache/, config/ under it).")
+	fmt.Fprintln(w, "'ctxhook help <command>' shows a command's flags.")
 }
 
 // newFlags returns a FlagSet for a command. Its help (-h, --help) goes
@@ -181,7 +183,7 @@ func (o *flagOut) Write(p []byte) (int, error) { return len(p), nil }
 // -limit; both parse).
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
-		kind, usage := flag.UnquoteUsage(f)
+		kind, usage := flag.UnquoteUsage(unwrapped(f))
 		name := "--" + f.Name
 		if kind != "" {
 			name += " " + kind
@@ -203,10 +205,13 @@ func hasFlags(fs *flag.FlagSet) bool {
 // parse parses flags anywhere among args (flag stops at the first
 // positional argument; users type `search foo --limit 3` too). It returns
 // the positional arguments, and ok false with the exit code when the
-// command should stop: 0 after --help, 2 after a flag error.
+// command should stop: 0 after --help, 2 after a flag error. A flag given
+// twice is an error unless it is a list (package flag keeps the last
+// value, so `purge --session a --session b` would purge b alone).
 func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	var pos []string
 	out, _ := fs.Output().(*flagOut)
+	onlyOnce(fs)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if out == nil {
@@ -227,13 +232,75 @@ func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
 	}
 }
 
-// flagError spells package flag's errors with flags as users type them.
+// flagError spells package flag's errors with flags as users type them
+// (--session, never -session).
 func flagError(err error) string {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
 		return "unknown flag --" + strings.TrimPrefix(name, "-")
 	}
-	return strings.Replace(msg, " for flag -", " for flag --", 1)
+	if m := twice.FindStringSubmatch(msg); m != nil {
+		return "--" + m[1] + " given more than once: it takes one value"
+	}
+	return singleDash.ReplaceAllString(msg, "$1--$2")
+}
+
+// twice is once's refusal as package flag reports it.
+var twice = regexp.MustCompile(`for flag -([a-z][a-z0-9-]*): given more than once`)
+
+// singleDash is a flag named with one dash in package flag's messages
+// ("needs an argument: -session", "for flag -limit", "for -json").
+var singleDash = regexp.MustCompile(`(^|[ :])-([a-z][a-z0-9-]*)`)
+
+// list marks a flag.Value that may be given more than once (--header).
+type list interface{ repeatable() }
+
+// once refuses a second value for a flag that keeps one.
+type once struct {
+	flag.Value
+	set bool
+}
+
+func (o *once) Set(v string) error {
+	if o.set {
+		return errors.New("given more than once: give it once")
+	}
+	o.set = true
+	return o.Value.Set(v)
+}
+
+// onceBool is once for a boolean flag, which takes no argument.
+type onceBool struct{ once }
+
+func (o *onceBool) IsBoolFlag() bool { return true }
+
+// unwrapped is f with the value once wraps, which package flag reads to
+// name the kind of argument (string, int, none for a boolean).
+func unwrapped(f *flag.Flag) *flag.Flag {
+	c := *f
+	switch v := f.Value.(type) {
+	case *once:
+		c.Value = v.Value
+	case *onceBool:
+		c.Value = v.Value
+	}
+	return &c
+}
+
+// onlyOnce wraps every flag of fs that is not a list in once, the first
+// time fs is parsed.
+func onlyOnce(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.(type) {
+		case list, *once, *onceBool:
+			return
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			f.Value = &onceBool{once{Value: f.Value}}
+			return
+		}
+		f.Value = &once{Value: f.Value}
+	})
 }
 
 // usageError reports a command used wrongly: what was wrong, and where

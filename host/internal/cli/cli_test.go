@@ -869,11 +869,33 @@ func TestCommandLine(t *testing.T) {
 		{"show", "abc"}, {"show"}, {"show", "1", "2"}, {"show", "cx"}, {"stats", "--nope"}, {"index", "--format", "vim"},
 		{"purge"}, {"purge", "--older-than", "soon"}, {"install"}, {"install", "vim"}, {"install", "claude-code", "--user", "--project"},
 		{"uninstall", "vim"}, {"doctor"}, {"doctor", "vim"}, {"mcp", "extra"}, {"proxy"}, {"proxy", "--name", "x", "--timeout", "0", "--", "true"},
-		{"demo", "--nope"}, {"version", "--nope"}} {
+		{"demo", "--nope"}, {"version", "--nope"}, {"proxy", "--bogus"}, {"proxy", "--name", "x", "stray", "--", "true"}, {"io"},
+		{"stats", "--all", "--session", "x"}, {"stats", "extra"}, {"purge", "--session", "a", "--session", "b"},
+		{"search", "--server", "a", "--server", "b", "x"}, {"search", "x", "--limit"}} {
 		out, errs, code := e.run(t, nil, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "ctxhook "+args[0]+" --help") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
 		}
+	}
+	// Flags are spelled as typed (--session), never -session, and a flag
+	// given twice names itself.
+	for args, want := range map[string]string{"search x --limit": "flag needs an argument: --limit (",
+		"purge --session a --session b": "--session given more than once"} {
+		if _, errs, _ := e.run(t, nil, strings.Fields(args)...); !strings.Contains(errs, want) {
+			t.Errorf("%s: %q, want %q", args, errs, want)
+		}
+	}
+	// Help that was asked for: on stdout, exit 0, for every command and
+	// every spelling (proxy and io parse their own arguments).
+	for _, args := range [][]string{{"proxy", "--help"}, {"proxy", "-h"}, {"help", "proxy"}, {"io", "--help"}, {"help", "io"},
+		{"purge", "--help"}, {"install", "-h"}, {"help", "mcp"}} {
+		out, errs, code := e.run(t, nil, args...)
+		if code != 0 || errs != "" || !strings.Contains(out, "Usage: ctxhook ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if out, _, code := e.run(t, nil, "-v"); code != 0 || !strings.HasPrefix(out, "ctxhook "+version.Number) {
+		t.Errorf("-v: %d %q", code, out)
 	}
 	for typed, want := range map[string]string{"serch": `did you mean "search"`, "instal": `did you mean "install"`, "zzzz": `unknown command "zzzz" (`} {
 		if _, errs, code := e.run(t, nil, typed); code != 2 || !strings.Contains(errs, want) {
@@ -1198,6 +1220,20 @@ func TestErrorsSayWhatNext(t *testing.T) {
 		if n := strings.Count(errs, "\n"); n != 1 {
 			t.Errorf("%v: %d lines, want one: %q", args, n, errs)
 		}
+	}
+	// CTXHOOK_HOME set to a file: the file is named as a file, not as a
+	// link or a mode to chmod.
+	file := filepath.Join(t.TempDir(), "home-file")
+	os.WriteFile(file, nil, 0o600)
+	fe := *e
+	fe.vars = map[string]string{}
+	for k, v := range e.vars {
+		fe.vars[k] = v
+	}
+	fe.vars["CTXHOOK_HOME"] = file
+	if _, errs, code := fe.run(t, nil, "search", "x"); code != 1 || !strings.Contains(errs, file+" is a file, not a directory") ||
+		strings.Contains(errs, "symbolic link") || strings.Contains(errs, "chmod") {
+		t.Errorf("CTXHOOK_HOME a file: %d %q", code, errs)
 	}
 	// The status line says so too, quietly (exit 0), instead of
 	// "nothing captured yet".

@@ -45,11 +45,11 @@ func runIO(ctx context.Context, env Env, args []string) int {
 For hosts that run plugin.wasm in-process. Exit 0 with the error in the
 answer whenever the request itself was understood.
 `
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(env.Stderr, help)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		return usageError(env, "io", "name what to do: load, apply or socket")
+	}
+	if args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(env.Stdout, help) // asked for: stdout, as every command's help
 		return 0
 	}
 	p, err := resolvePaths(env)

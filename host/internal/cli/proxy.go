@@ -35,13 +35,14 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 			break
 		}
 	}
-	if err := flags.Parse(args); err != nil {
-		if err.Error() == "flag: help requested" {
-			return 0
-		}
-		return 2
+	pos, code, ok := parse(flags, args)
+	if !ok {
+		return code
 	}
-	if *name == "" || (len(command) == 0) == (*url == "") || flags.NArg() > 0 {
+	if len(pos) > 0 {
+		return usageError(env, "proxy", "unexpected argument %q (the server's command goes after --)", pos[0])
+	}
+	if *name == "" || (len(command) == 0) == (*url == "") {
 		return usageError(env, "proxy", "needs --name, and either the server command after -- or --url")
 	}
 	hdr := map[string]string{}
@@ -72,6 +73,8 @@ func runProxy(ctx context.Context, env Env, args []string) int {
 type headerFlags []string
 
 func (h *headerFlags) String() string { return strings.Join(*h, ", ") }
+
+func (h *headerFlags) repeatable() {}
 
 func (h *headerFlags) Set(v string) error {
 	if k, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(k) == "" {

@@ -15,8 +15,13 @@ func runStats(ctx context.Context, env Env, args []string) int {
 	session := flags.String("session", "", "this session id")
 	all := flags.Bool("all", false, "every session together")
 	asJSON := flags.Bool("json", false, "print JSON")
-	if _, code, ok := parse(flags, args); !ok {
+	if rest, code, ok := parse(flags, args); !ok {
 		return code
+	} else if len(rest) > 0 {
+		return usageError(env, "stats", "unexpected argument %q", rest[0])
+	}
+	if *all && *session != "" {
+		return usageError(env, "stats", "--all and --session name different things: give one")
 	}
 	st, code := openStore(env)
 	if st == nil {

@@ -46,8 +46,11 @@ func Dir(dir string) error {
 	}
 	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		if err == syscall.ELOOP || err == syscall.ENOTDIR {
-			return fmt.Errorf("%s is not a directory of its own (a symbolic link?)", abs)
+		if err == syscall.ENOTDIR {
+			return notADirectory(abs)
+		}
+		if err == syscall.ELOOP {
+			return fmt.Errorf("%s is a symbolic link that was put in place while it was checked", abs)
 		}
 		return &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
@@ -71,6 +74,18 @@ func Dir(dir string) error {
 			return nil
 		}
 	}
+}
+
+// notADirectory names the file that stands where a directory of abs's
+// path should be (CTXHOOK_HOME set to a file, say), and what to do.
+func notADirectory(abs string) error {
+	file := abs
+	for p := abs; p != filepath.Dir(p); p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			file = p
+		}
+	}
+	return fmt.Errorf("%s is a file, not a directory: move it aside, or point CTXHOOK_HOME (or XDG_STATE_HOME) at a directory ('ctxhook doctor <harness>' shows the paths)", file)
 }
 
 func ancestor(p string) error {
