@@ -1017,8 +1017,11 @@ func TestDemoReport(t *testing.T) {
 	if len(seen) < 20 {
 		t.Errorf("only %d calls listed:\n%s", len(seen), out)
 	}
+	// It says what it left out, shows a redaction beside what the server
+	// sent, and ends with the next command.
 	for _, want := range []string{"on external MCP calls 1, 11, 21, 31 (every 10 calls: CTXHOOK_NUDGE_EVERY=0 is not a valid count, so the default)",
-		"(3 of 4 events shown)"} {
+		"(3 of 4 events shown)", fmt.Sprintf("(%d more tool calls were recorded with nothing else to show: not listed)", 36-len(seen)),
+		"  sent    AWS_ACCESS_KEY_ID=AKIA", "  stored  AWS_ACCESS_KEY_ID=[REDACTED:", "\nNext: wire ctxhook into your agent", "  ctxhook doctor claude-code\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

@@ -60,6 +60,9 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 	for i, n := range rep.NudgeCalls {
 		nudges[i] = fmt.Sprint(n)
 	}
+	if left := rep.ToolCalls - rep.Listed; left > 0 {
+		fmt.Fprintf(w, "  (%d more tool calls were recorded with nothing else to show: not listed)\n", left)
+	}
 	fmt.Fprintf(w, "\nSummary\n")
 	fmt.Fprintf(w, "  tool calls        %d (MCP: %s)\n", rep.ToolCalls, strings.Join(servers, ", "))
 	fmt.Fprintf(w, "  tokens relayed    %d of %d calls the model sent without one; %d match what the server accepted\n", rep.Relayed, rep.RelayNeeded, rep.RelayMatched)
@@ -78,11 +81,17 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 	if rep.SampleTotal > len(rep.SampleHits) {
 		fmt.Fprintf(w, "  (%d of %d events shown)\n", len(rep.SampleHits), rep.SampleTotal)
 	}
+	if rep.Secret.Kept != "" {
+		fmt.Fprintf(w, "\nA secret, as the server sent it and as the store keeps it (event #%d):\n", rep.Secret.Event)
+		fmt.Fprintf(w, "  sent    %s\n  stored  %s\n", demo.Clip(rep.Secret.Sent, 100), demo.Clip(rep.Secret.Kept, 100))
+	}
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings:\n  %s\n", strings.Join(rep.Warnings, "\n  "))
 	}
 	if *keep {
 		fmt.Fprintf(w, "\nKept. Explore it with:\n  export CTXHOOK_HOME=%s\n  ctxhook stats; ctxhook search workflow; ctxhook show %d\n", home, firstID(rep))
+	} else {
+		fmt.Fprintf(w, "\nNext: wire ctxhook into your agent, then check it:\n  ctxhook install claude-code   (or codex, gemini, opencode, ...: ctxhook help install)\n  ctxhook doctor claude-code\n")
 	}
 	if rep.Relayed != rep.RelayNeeded || rep.RelayMatched != rep.Relayed {
 		fmt.Fprintln(env.Stderr, "ctxhook: demo: the relay did not reproduce the recorded session")

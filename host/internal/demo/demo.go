@@ -84,7 +84,20 @@ type Report struct {
 	SampleQuery            string
 	SampleHits             []store.Hit
 	SampleTotal            int // how many events the sample query matches
-	DB                     string
+	// Listed is how many MCP calls the progress showed (those where ctxhook
+	// did more than record); the rest were recorded and not listed.
+	Listed int
+	// Secret is one stored line with a secret redacted, beside the line the
+	// server sent.
+	Secret RedactedLine
+	DB     string
+}
+
+// RedactedLine is one line of a response as the server sent it and as
+// the store holds it.
+type RedactedLine struct {
+	Event      int64
+	Sent, Kept string
 }
 
 // Replay runs records through an engine rooted at p.
@@ -202,6 +215,9 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 				rep.NudgeCalls = append(rep.NudgeCalls, mcpCall)
 				did = append(did, fmt.Sprintf("nudge added (MCP call %d)", mcpCall))
 			}
+			if len(did) > 0 {
+				rep.Listed++
+			}
 			if len(did) > 0 && progress != nil {
 				fmt.Fprintf(progress, "  %-*s %s\n", width, server+"/"+tool+" "+shortArgs(pl.ToolInput), strings.Join(did, "; "))
 			}
@@ -217,6 +233,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 		return nil, err
 	}
 	rep.Events, rep.BytesCaptured, rep.Redactions = stats.Events, stats.BytesCaptured, stats.Redactions
+	rep.Secret = redactedLine(st, records)
 	rep.SampleQuery = "CVX-5909"
 	rep.SampleHits, rep.SampleTotal, err = st.SearchTotal(store.ParseQuery(rep.SampleQuery), store.SearchOptions{Limit: 3})
 	return rep, err
