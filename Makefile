@@ -84,9 +84,9 @@ dist-check: ## two dist runs give identical archives (DIST_TARGETS="..." for few
 	cmp bin/dist-a/SHA256SUMS bin/dist-b/SHA256SUMS && for f in bin/dist-a/*; do cmp "$$f" "bin/dist-b/$$(basename $$f)"; done
 	@cat bin/dist-a/SHA256SUMS; rm -rf bin/dist-a bin/dist-b
 
-npm: ## the npm packages in dist/npm: ctxhook, one @ctxhook/<os>-<cpu> per target (the binaries), and the JS adapters, as npm pack tarballs
+npm: ## the npm packages in dist/npm: ctxhook, one @ctxhook/<os>-<cpu> per target (the binaries), and the JS adapters, as npm pack tarballs (TARGETS=linux/amd64 for one platform)
 	@rm -rf dist/npm
-	scripts/npm-pack.sh dist/npm
+	scripts/npm-pack.sh dist/npm $(TARGETS)
 	@ls dist/npm/*.tgz
 
 npm-check: adapters ## the npm packages installed offline into a fresh prefix: npx ctxhook --version, install --dry-run, a hook, @ctxhook/core finding the binary

@@ -8,6 +8,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 out="$(mkdir -p "$1" && cd "$1" && pwd)"
 shift
+mkdir -p "$root/bin" # not in git: a fresh clone has none
 stage="$(mktemp -d "$root/bin/npm-stage.XXXXXX")"
 trap 'rm -rf "$stage"' EXIT
 targets=()
