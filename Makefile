@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: test-body cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -39,12 +39,13 @@ verify.wasm: ## fail if the committed plugin.wasm differs from a fresh build
 demo: build ## replay the bundled recorded session through the real hooks (built as make build builds, so one compilation serves both)
 	$(BIN) demo
 
-test: ## everything CI runs; then no process, real-home file or temp entry of ctxhook's may be left (scripts/leftovers.sh)
-	@scripts/leftovers.sh begin
+test: ## everything CI runs, in a root of its own (HOME, TMPDIR, XDG dirs); then none of its processes or temp entries may be left, nor a write into the real ctxhook directories (scripts/leftovers.sh)
+	@scripts/leftovers.sh $(MAKE) test-body
+
+test-body:
 	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet cross verify.wasm unit wine fuzz chaos e2e FUZZTIME=$(TEST_FUZZTIME)
 	$(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64"
 	$(MAKE) npm-check
-	@scripts/leftovers.sh end
 
 # The release targets: every one builds, and vet (tests included) passes per
 # OS; darwin's test binaries compile (no macOS machine runs them here).
@@ -188,7 +189,8 @@ bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 
 	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) node core/bench.mjs 200
 	CTXHOOK_BENCH=1 CTXHOOK_PROXY_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 
-check: test ## alias
+check: vet verify.wasm ## the everyday subset (a few minutes): vet, the wasm check and the Go tests in -short mode; make test is CI's full run
+	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(GO) test -short -count=1 ./...
 
 clean:
 	rm -rf bin

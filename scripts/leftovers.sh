@@ -1,46 +1,66 @@
 #!/usr/bin/env bash
-# leftovers.sh begin|end: make test must clean up after itself. "begin"
-# notes the time; "end" fails when a ctxhook process started since still
-# runs, or when ctxhook wrote into the real user's state or config
-# directories or left ctxhook-named entries in the temp directory. Other
-# new temp entries (the real clients' own) are listed, not failed.
+# leftovers.sh COMMAND [ARGS...]: runs make test's body (COMMAND) in a
+# root of its own, then fails when the run left something behind. It
+# watches only what the run itself made, never what other processes of
+# the same user do meanwhile (a `ctxhook demo --keep` in another shell,
+# a daemon of the user's own):
+#   - the run's processes: those whose environment carries this run's
+#     CTXHOOK_SUITE mark, still alive after COMMAND ends;
+#   - its temp directory ($root/tmp, the run's TMPDIR): ctxhook's or a
+#     test's entries left there;
+#   - the real user's ctxhook directories, which no test may write:
+#     HOME, TMPDIR and the XDG directories point into the root, so a test
+#     that forgot its own CTXHOOK_HOME lands there, not in the user's.
+# Go's and npm's caches stay where they are (GOCACHE, GOMODCACHE,
+# npm_config_cache), so nothing is built or downloaded twice.
 set -euo pipefail
-mark="${CTXHOOK_LEFTOVERS_MARK:-bin/.test-begin}"
-case "${1:-}" in
-begin)
-  mkdir -p "$(dirname "$mark")"
-  date +%s > "$mark"
-  exit 0 ;;
-end) ;;
-*) echo "usage: $0 begin|end" >&2; exit 2 ;;
-esac
-[ -f "$mark" ] || { echo "leftovers: no begin mark ($mark)" >&2; exit 2; }
-begin=$(cat "$mark")
-now=$(date +%s)
+[ $# -gt 0 ] || { echo "usage: $0 command [args...]" >&2; exit 2; }
+real_home="$HOME"
+root="$(mktemp -d "${TMPDIR:-/tmp}/ctxhook-suite.XXXXXX")"
+mark="$root/begin"
+touch "$mark"
+export GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)" GOPATH="$(go env GOPATH)"
+export npm_config_cache="${npm_config_cache:-$real_home/.npm}"
+export CTXHOOK_SUITE="$root"
+export HOME="$root/home" TMPDIR="$root/tmp"
+export XDG_CACHE_HOME="$root/home/.cache" XDG_CONFIG_HOME="$root/home/.config" XDG_STATE_HOME="$root/home/.local/state" XDG_DATA_HOME="$root/home/.local/share"
+unset CTXHOOK_HOME
+mkdir -p "$HOME" "$TMPDIR"
+status=0
+"$@" || status=$?
+
 bad=0
-# ctxhook processes (daemons, hooks, proxies) started during the run.
-while read -r pid etimes args; do
-  if [ $((now - etimes)) -ge "$begin" ]; then
-    echo "leftovers: process $pid still runs: $args" >&2
-    bad=1
-  fi
-done < <(ps -eo pid=,etimes=,args= | grep -E '[c]txhook( |-hook |$)|bin/[c]txhook|[c]txhook daemon' | grep -v leftovers.sh || true)
+# The run's processes still alive (given a moment to exit after the last
+# test ended them).
+ours() {
+  grep -lzxF "CTXHOOK_SUITE=$root" /proc/[0-9]*/environ 2>/dev/null | sed 's|^/proc/||; s|/environ$||' | grep -vx "$$" || true
+}
+for _ in 1 2 3 4 5; do
+  [ -z "$(ours)" ] && break
+  sleep 1
+done
+for pid in $(ours); do
+  args="$({ tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null || true)"
+  [ -n "$args" ] || continue # this script's own pipeline, or gone
+  case "$args" in
+  *ctxhook*) echo "leftovers: process $pid still runs: $args" >&2; bad=1 ;;
+  *) echo "leftovers: note: process $pid of the run still runs (not ctxhook's): $args" ;;
+  esac
+done
+# The run's temp directory.
+while IFS= read -r e; do
+  case "$(basename "$e")" in
+  ctxhook*|Test*) echo "leftovers: $e was left in the run's temp directory" >&2; bad=1 ;;
+  *) echo "leftovers: note: $e was left in the run's temp directory (not ctxhook's)" ;;
+  esac
+done < <(find "$TMPDIR" -mindepth 1 -maxdepth 1 2>/dev/null)
 # The real user's ctxhook directories.
-state="${XDG_STATE_HOME:-$HOME/.local/state}/ctxhook"
-config="${XDG_CONFIG_HOME:-$HOME/.config}/ctxhook"
-for d in "$state" "$config" "${XDG_CACHE_HOME:-$HOME/.cache}"/ctxhook*; do
+for d in "$real_home/.local/state/ctxhook" "$real_home/.config/ctxhook" "$real_home/.cache"/ctxhook*; do
   if [ -e "$d" ] && [ -n "$(find "$d" -newer "$mark" -print -quit 2>/dev/null)" ]; then
     echo "leftovers: the tests wrote into the real $d" >&2
     bad=1
   fi
 done
-# The temp directory.
-tmp="${TMPDIR:-/tmp}"
-while IFS= read -r e; do
-  case "$(basename "$e")" in
-  ctxhook*|Test*) echo "leftovers: $e was left in $tmp" >&2; bad=1 ;;
-  *) echo "leftovers: note: $e appeared in $tmp during the run (not ctxhook's)" ;;
-  esac
-done < <(find "$tmp" -mindepth 1 -maxdepth 1 -user "$(id -u)" -newer "$mark" 2>/dev/null)
-rm -f "$mark"
+rm -rf "$root" 2>/dev/null || true
+if [ $status -ne 0 ]; then exit $status; fi
 exit $bad
