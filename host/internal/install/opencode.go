@@ -66,20 +66,32 @@ type openCodeRecord struct {
 // journal. It returns one line per change, for the user.
 func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j Journal) ([]string, error) {
 	var done []string
-	if old, err := os.ReadFile(f.Plugin); err == nil && !bytes.HasPrefix(old, []byte(adapters.OpenCodeMarker)) {
-		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook; move it, nothing was changed", f.Plugin)
+	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
+	if err != nil {
+		return nil, err
+	}
+	if old, err := os.ReadFile(f.Plugin); err == nil && !j.ours(f.Plugin, old, bundle) {
+		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", f.Plugin)
 	}
 	var rec openCodeRecord
 	if b, err := os.ReadFile(f.Record); err == nil {
 		json.Unmarshal(b, &rec)
 	}
 	if !install {
-		for _, p := range []string{f.Plugin, f.Wasm, f.Record} {
+		for _, w := range []struct {
+			path string
+			now  []byte
+		}{{f.Plugin, bundle}, {f.Wasm, wasm}, {f.Record, nil}} {
+			p := w.path
 			old, err := os.ReadFile(p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			} else if err != nil {
 				return done, fmt.Errorf("install: %w", err)
+			}
+			if !j.ours(p, old, w.now) {
+				done = append(done, "kept "+p+" (not as ctxhook wrote it)")
+				continue
 			}
 			if err := j.Write(Plan{Path: p, Before: old, Changed: true}, false); err != nil {
 				return done, err
@@ -100,10 +112,6 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j J
 			}
 		}
 		return done, nil
-	}
-	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
-	if err != nil {
-		return nil, err
 	}
 	for _, w := range []struct {
 		path string
