@@ -139,7 +139,7 @@ func (j Journal) Write(p Plan, install bool) error {
 		if fi, err := os.Stat(p.Path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		if err := writeAtomic(p.Path, p.After, mode); err != nil {
+		if err := writeUserFile(p.Path, p.After, mode); err != nil {
 			return err
 		}
 	}
@@ -219,7 +219,7 @@ func (j Journal) Restore(dry bool) ([]Restored, error) {
 			if fi, err := os.Stat(r.Path); err == nil {
 				mode = fi.Mode().Perm()
 			}
-			if err := writeAtomic(r.Path, r.Original, mode); err != nil {
+			if err := writeUserFile(r.Path, r.Original, mode); err != nil {
 				return out, err
 			}
 		} else {

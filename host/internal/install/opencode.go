@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxhook/ctxhook/adapters"
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 )
 
 // OpenCode has no hook commands: ctxhook runs inside it as a plugin file
@@ -212,21 +213,45 @@ func CheckOpenCode(f OpenCodeFiles, wasm []byte) OpenCodeStatus {
 	return s
 }
 
+// writeAtomic replaces path with data (a new file, renamed over it) with
+// mode, whatever the umask.
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	tmp := path + ".ctxhook-tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".ctxhook-tmp-*")
+	if err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	if err := os.Chmod(tmp, mode); err != nil { // whatever the umask
-		os.Remove(tmp)
-		return fmt.Errorf("install: %w", err)
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err == nil {
+		err = os.Chmod(tmp, mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("install: %w", err)
 	}
 	return nil
+}
+
+// writeUserFile writes one of the user's files: atomically, and through
+// a symbolic link in its place (a dotfiles manager's) to the file it
+// leads to, replaced in that file's own directory, so the link stays.
+// A link owned.LinkTarget refuses is neither followed nor replaced.
+func writeUserFile(path string, data []byte, mode os.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := owned.LinkTarget(path)
+		if err != nil {
+			return fmt.Errorf("install: %s is a symbolic link ctxhook will not write through (%v); it was not changed", path, err)
+		}
+		path = target
+	}
+	return writeAtomic(path, data, mode)
 }
