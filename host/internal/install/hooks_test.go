@@ -2,6 +2,7 @@ package install
 
 import (
 	"encoding/json"
+	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"path/filepath"
@@ -152,7 +153,11 @@ func TestRefusesInvalidJSON(t *testing.T) {
 func TestOnlyOurHooks(t *testing.T) {
 	q := ShellQuote
 	client := func(exe string) string { return q(clientOf(exe)) }
-	for _, h := range []Harness{Claude, Codex, Gemini, Cursor, Copilot, Qwen, Auggie, Droid} {
+	for _, hc := range harnessconfigs.All() {
+		h := Harness{hc}
+		if h.Hooks == "" {
+			continue // a loader or extension file: TestLoaderFilesOnlyOurs
+		}
 		ev := h.Events()[0]
 		tests := []struct {
 			command string
