@@ -6,13 +6,26 @@
 # adapters' own install), and in a fresh HOME runs `ctxhook --version`,
 # `npx ctxhook install claude-code --dry-run` and a hook through the
 # ctxhook-hook command, and checks that @ctxhook/core finds the binary the
-# package installed.
+# package installed. The prefix sits below a node_modules planted with a
+# platform package and a ctxhook module that leave a marker when they
+# run: with the platform package gone (--omit=optional, a failed optional
+# install) and then the ctxhook package too, neither may run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 work="$root/bin/npm-check"
 rm -rf "$work"
 mkdir -p "$work/prefix" "$work/home" "$work/ctxhook-home"
+plat="$(node -p 'process.platform + "-" + process.arch')"
+planted="$work/node_modules"
+mkdir -p "$planted/@ctxhook/$plat/bin" "$planted/ctxhook"
+printf '{"name":"@ctxhook/%s","version":"0.1.0"}\n' "$plat" > "$planted/@ctxhook/$plat/package.json"
+for b in ctxhook ctxhook-hook; do
+  printf '#!/bin/sh\ntouch "%s/planted-ran"\n' "$work" > "$planted/@ctxhook/$plat/bin/$b"
+  chmod 755 "$planted/@ctxhook/$plat/bin/$b"
+done
+printf '{"name":"ctxhook","version":"0.1.0","main":"index.js"}\n' > "$planted/ctxhook/package.json"
+printf 'require("fs").writeFileSync(%s, "");\nmodule.exports = { binaryPath: () => "/planted" };\n' "'$work/planted-ran'" > "$planted/ctxhook/index.js"
 scripts/npm-pack.sh "$work/tarballs" "$(go env GOOS)/$(go env GOARCH)"
 ls "$work/tarballs"
 export HOME="$work/home" CTXHOOK_HOME="$work/ctxhook-home" CTXHOOK_NO_DAEMON=1 npm_config_cache="${npm_config_cache:-$(npm config get cache --global 2>/dev/null || echo ~/.npm)}"
@@ -47,5 +60,21 @@ if (h.bin !== want) { console.error(`@ctxhook/core uses ${h.bin}, not the npm bi
 await h.close?.();
 console.log("@ctxhook/core finds " + h.bin);
 '
+# Without the platform package the launcher says what to do, runs
+# nothing planted above the prefix, and core falls back to PATH.
+rm -rf node_modules/@ctxhook/"$plat"
+if npx --offline --no-install ctxhook version > "$work/missing.txt" 2>&1; then
+  echo "npm-check: ctxhook ran without its platform package"; cat "$work/missing.txt"; exit 1
+fi
+grep -q -- "--omit=optional" "$work/missing.txt" || { cat "$work/missing.txt"; exit 1; }
+"$bin/ctxhook-hook" claude-code PostToolUse < /dev/null 2>/dev/null # fails open
+rm -rf node_modules/ctxhook
+node --input-type=module -e '
+import { Host } from "@ctxhook/core";
+const h = await Host.load({ daemon: false });
+await h.close?.();
+if (h.bin !== "ctxhook") { console.error(`@ctxhook/core uses ${h.bin}`); process.exit(1); }
+'
+[ ! -e "$work/planted-ran" ] || { echo "npm-check: a binary or module planted above the prefix ran"; exit 1; }
 echo "npm-check: ok"
 rm -rf "$work"

@@ -20,7 +20,7 @@ import createPlugin from "@extism/extism";
 import { WASI } from "node:wasi";
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { lstatSync } from "node:fs";
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
@@ -393,14 +393,46 @@ const SPAWN_EVERY_MS = 10000;
 // one per call.
 const DOWN_MS = 2000;
 
-// npmBinary is the ctxhook binary of the npm package ctxhook, when it is
-// installed beside this one (its platform package carries the binary), or
-// null.
+// npmBinary is the ctxhook binary of the npm package ctxhook (an optional
+// peer dependency), when npm installed it in this package's installation
+// (its platform package carries the binary), or null. Never
+// require("ctxhook"): that walks up every ancestor's node_modules, and a
+// project under /tmp would run whatever another user put in
+// /tmp/node_modules/ctxhook.
 function npmBinary() {
   try {
-    return createRequire(import.meta.url)("ctxhook").binaryPath();
+    const dir = installedPackage("ctxhook", path.dirname(fileURLToPath(import.meta.url)));
+    return dir ? createRequire(import.meta.url)(path.join(dir, "index.js")).binaryPath() : null;
   } catch {
     return null;
+  }
+}
+
+// installedPackage returns the real directory of package name as npm
+// installed it for the package at from, or null: in from's node_modules
+// or one above it, up to the outermost node_modules on from's real path
+// (the installation's: a project's, a global prefix's, an npx cache's),
+// never above; a candidate whose real path leaves that node_modules, or
+// that another account owns, is refused. The ctxhook package finds its
+// platform package by the same rule.
+function installedPackage(name, from) {
+  const real = realpathSync(from);
+  let top = null;
+  for (let d = real; d !== path.dirname(d); d = path.dirname(d)) {
+    if (path.basename(d) === "node_modules") top = d;
+  }
+  const root = top ? path.dirname(top) : real;
+  const within = top ?? path.join(real, "node_modules");
+  const owner = statSync(real).uid;
+  for (let dir = real; ; dir = path.dirname(dir)) {
+    if (path.basename(dir) !== "node_modules") {
+      try {
+        const cand = realpathSync(path.join(dir, "node_modules", ...name.split("/")));
+        const pkg = JSON.parse(readFileSync(path.join(cand, "package.json"), "utf8"));
+        if (pkg.name === name && statSync(cand).uid === owner && cand.startsWith(within + path.sep)) return cand;
+      } catch {}
+    }
+    if (dir === root || dir === path.dirname(dir)) return null;
   }
 }
 

@@ -152,7 +152,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			bad("%v", err)
 			continue
 		}
-		wired, cmds, err := h.Wiring(path, executable())
+		wired, cmds, err := h.Wiring(path, executable(), install.Journal{Dir: p.Installs()}.Exes(path)...)
 		switch {
 		case os.IsNotExist(err):
 			info("%s settings %s: not present", scope, path)

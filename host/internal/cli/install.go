@@ -157,7 +157,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 			}
 		}
 	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), true)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), true, f.journal.Exes(path)...)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -339,7 +339,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if code := ownMCPServer(env, f, false); code != 0 {
 		return code
 	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), false)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), false, f.journal.Exes(path)...)
 	if err != nil {
 		return fail(env, "%v", err)
 	}

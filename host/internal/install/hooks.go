@@ -120,6 +120,9 @@ type Plan struct {
 	Before  []byte // nil when the file does not exist
 	After   []byte
 	Changed bool
+	// Exe is the ctxhook binary an install names in the file: the
+	// journal remembers it, to know its hooks after the binary moved.
+	Exe     string
 	Added   int // hook entries written by ctxhook
 	Removed int // hook entries of ctxhook's removed
 	// Mode is a new file's mode (0: 0644); an existing file keeps its own.
@@ -128,10 +131,16 @@ type Plan struct {
 
 // PlanHooks computes the harness's hooks file with ctxhook's hooks
 // (install=true) or without them (install=false). exe is the ctxhook
-// binary's path; its entries are recognised as ctxhook's even if the
-// binary is renamed.
-func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
-	p := Plan{Path: path}
+// binary's path; known are the other binaries install wrote into the
+// file before (Journal.Exes), so that the hooks of a binary that moved
+// are replaced, not doubled. Only a handler exactly as ctxhook writes
+// it for one of them is ctxhook's (ours).
+func PlanHooks(h Harness, path, exe string, install bool, known ...string) (Plan, error) {
+	p := Plan{Path: path, Exe: exe}
+	ours, err := h.ours(append([]string{exe}, known...))
+	if err != nil {
+		return p, err
+	}
 	before, settings, err := loadJSON(path)
 	if err != nil {
 		return p, err
@@ -146,7 +155,7 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 	// Always remove first: a re-install after the binary moved rewrites the
 	// command instead of adding a second copy.
 	for _, ev := range append([]string(nil), hooks.keys...) {
-		groups, removed, err := h.withoutOurs(hooks.vals[ev], exe)
+		groups, removed, err := h.withoutOurs(hooks.vals[ev], ours)
 		if err != nil {
 			return p, fmt.Errorf("install: %s: hooks.%s: %v; nothing was changed", path, ev, err)
 		}
@@ -170,7 +179,7 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 		// uninstall too; ctxhook's own (Claude Code's statusLine, which
 		// names the binary) goes when it is still as install wrote it.
 		for _, k := range top.keys {
-			if cur, ok := settings.get(k); k != "hooks" && (!ok || ourStatusLine(cur, exe)) {
+			if cur, ok := settings.get(k); k != "hooks" && (!ok || ours.statusLine(cur)) {
 				settings.set(k, top.vals[k]) // ctxhook's own is rewritten, as its hooks are
 			}
 		}
@@ -187,7 +196,7 @@ func PlanHooks(h Harness, path, exe string, install bool) (Plan, error) {
 			p.Added += len(mine)
 		}
 	}
-	if cur, ok := settings.get("statusLine"); !install && ok && ourStatusLine(cur, exe) {
+	if cur, ok := settings.get("statusLine"); !install && ok && ours.statusLine(cur) {
 		settings.del("statusLine")
 	}
 	if hooks.len() == 0 {
@@ -240,8 +249,7 @@ func (h Harness) template(exe string) (hooks, top *object, err error) {
 		return nil, nil, fmt.Errorf("install: %w", err)
 	}
 	// With the hook client installed next to ctxhook, hooks run it: the
-	// same arguments, answered by the warm daemon. The command is a JSON
-	// string: insert the quoted path JSON-escaped.
+	// same arguments, answered by the warm daemon.
 	client := HookClient(exe)
 	if exe == PortableExe {
 		// A shared file names the hook client by name too, when this
@@ -250,12 +258,7 @@ func (h Harness) template(exe string) (hooks, top *object, err error) {
 			client = PortableExe + "-hook"
 		}
 	}
-	if client != "" {
-		esc, _ := json.Marshal(ShellQuote(client))
-		b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder+" hook "), append(esc[1:len(esc)-1], ' '))
-	}
-	esc, _ := json.Marshal(ShellQuote(exe))
-	b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder), esc[1:len(esc)-1])
+	b = fill(b, exe, client)
 	root, err := parseObject(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("install: template: %w", err)
@@ -265,16 +268,28 @@ func (h Harness) template(exe string) (hooks, top *object, err error) {
 	return hooks, root, err
 }
 
+// fill puts the binaries into a template: the hook client, when there is
+// one, for "{{CTXHOOK}} hook ", and exe for the rest. Commands are JSON
+// strings: the shell-quoted paths go in JSON-escaped.
+func fill(b []byte, exe, client string) []byte {
+	if client != "" {
+		esc, _ := json.Marshal(ShellQuote(client))
+		b = bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder+" hook "), append(esc[1:len(esc)-1], ' '))
+	}
+	esc, _ := json.Marshal(ShellQuote(exe))
+	return bytes.ReplaceAll(b, []byte(harnessconfigs.Placeholder), esc[1:len(esc)-1])
+}
+
 // withoutOurs removes ctxhook's handlers from one event's matcher groups and
 // drops groups left empty by that. User handlers are kept byte for byte.
-func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.RawMessage, removed int, err error) {
+func (h Harness) withoutOurs(raw json.RawMessage, ours ourHooks) (groups []json.RawMessage, removed int, err error) {
 	if err := json.Unmarshal(raw, &groups); err != nil {
 		return nil, 0, errors.New("not a list")
 	}
 	out := groups[:0:0]
 	if h.Flat {
 		for _, g := range groups {
-			if ok, _ := ourHandler(g, exe, h.Name); ok {
+			if ok, _ := ours.handler(g); ok {
 				removed++
 				continue
 			}
@@ -296,7 +311,7 @@ func (h Harness) withoutOurs(raw json.RawMessage, exe string) (groups []json.Raw
 		}
 		kept := handlers[:0:0]
 		for _, hd := range handlers {
-			if ok, _ := ourHandler(hd, exe, h.Name); ok {
+			if ok, _ := ours.handler(hd); ok {
 				removed++
 				continue
 			}
@@ -340,27 +355,6 @@ func HookClient(exe string) string {
 	return ""
 }
 
-// IsOurs reports whether a hook command runs `ctxhook hook <harness>` (a
-// binary named ctxhook, or exe whatever its name) or the hook client
-// `ctxhook-hook <harness>`.
-func IsOurs(command, exe, harness string) bool {
-	f := strings.Fields(command)
-	for i := 0; i+1 < len(f); i++ {
-		bin := strings.Trim(f[i], `'"`)
-		if (bin == "ctxhook-hook" || strings.HasSuffix(bin, "/ctxhook-hook")) && f[i+1] == harness {
-			return true
-		}
-	}
-	for i := 0; i+2 < len(f); i++ {
-		bin := strings.Trim(f[i], `'"`)
-		named := bin == "ctxhook" || strings.HasSuffix(bin, "/ctxhook") || (exe != "" && bin == exe)
-		if named && f[i+1] == "hook" && f[i+2] == harness {
-			return true
-		}
-	}
-	return false
-}
-
 // WithMCPToolHooks is Claude Code with its tool hooks (PreToolUse,
 // PostToolUse, PostToolUseFailure) of type "mcp_tool": each calls
 // ctxhook's MCP server, which Claude Code already runs, instead of
@@ -369,26 +363,6 @@ func IsOurs(command, exe, harness string) bool {
 func WithMCPToolHooks(h Harness) Harness {
 	h.Hooks = strings.TrimSuffix(h.Hooks, ".json") + "-mcp_tool.json"
 	return h
-}
-
-// ourHandler reports whether a hook handler is ctxhook's: a command
-// IsOurs, or an "mcp_tool" hook calling ctxhook's MCP server's hook tool
-// (Claude Code). what names it, for doctor.
-func ourHandler(raw json.RawMessage, exe, harness string) (ok bool, what string) {
-	var hd struct {
-		Type, Command, Server, Tool string
-		Input                       map[string]any
-	}
-	if json.Unmarshal(raw, &hd) != nil {
-		return false, ""
-	}
-	if hd.Type == "mcp_tool" {
-		// Server and tool name ctxhook's; the input, written by install,
-		// tells it from a hook of the user's that calls a tool of that name.
-		ours := hd.Server == ServerName && hd.Tool == HookTool && hd.Input["hook_event_name"] == "${hook_event_name}"
-		return ours, "mcp_tool " + hd.Server + "/" + hd.Tool
-	}
-	return IsOurs(hd.Command, exe, harness), hd.Command
 }
 
 // HookTool is the tool of ctxhook's MCP server that "mcp_tool" hooks
@@ -416,7 +390,11 @@ func (o *object) normal() []byte {
 
 // Wiring reports which events of a harness's hooks file run ctxhook, and
 // the commands they run.
-func (h Harness) Wiring(path, exe string) (map[string]bool, []string, error) {
+func (h Harness) Wiring(path, exe string, known ...string) (map[string]bool, []string, error) {
+	ours, err := h.ours(append([]string{exe}, known...))
+	if err != nil {
+		return nil, nil, err
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -440,7 +418,7 @@ func (h Harness) Wiring(path, exe string) (map[string]bool, []string, error) {
 				handlers = g.Hooks
 			}
 			for _, hd := range handlers {
-				if ok, what := ourHandler(hd, exe, h.Name); ok {
+				if ok, what := ours.handler(hd); ok {
 					wired[ev] = true
 					cmds = append(cmds, what)
 				}
@@ -448,17 +426,4 @@ func (h Harness) Wiring(path, exe string) (map[string]bool, []string, error) {
 		}
 	}
 	return wired, cmds, nil
-}
-
-// ourStatusLine reports whether a statusLine setting is the one install
-// writes: `<ctxhook> statusline`, with exe or a ctxhook binary anywhere.
-func ourStatusLine(raw json.RawMessage, exe string) bool {
-	var sl struct {
-		Type, Command string
-	}
-	if json.Unmarshal(raw, &sl) != nil || sl.Type != "command" {
-		return false
-	}
-	prog, ok := strings.CutSuffix(sl.Command, " statusline")
-	return ok && (prog == ShellQuote(exe) || strings.HasPrefix(filepath.Base(strings.Trim(prog, `'"`)), PortableExe))
 }

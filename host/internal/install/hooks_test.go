@@ -2,11 +2,13 @@ package install
 
 import (
 	"encoding/json"
+	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/internal/testdir"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -34,21 +36,31 @@ func write(t *testing.T, content string) string {
 	return path
 }
 
+// apply plans and writes an install or uninstall as the command does:
+// with the binaries the test's journal knows.
 func apply(t *testing.T, path string, h Harness, exe string, install bool) Plan {
 	t.Helper()
-	p, err := PlanHooks(h, path, exe, install)
+	j := testJournal(t)
+	p, err := PlanHooks(h, path, exe, install, j.Exes(path)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := testJournal(t).Write(p, install); err != nil {
+	if err := j.Write(p, install); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// testJournal is a journal in the test's own directory.
+var journals sync.Map // *testing.T -> Journal
+
+// testJournal is the test's journal, in its own directory.
 func testJournal(t *testing.T) Journal {
-	return Journal{Dir: filepath.Join(testdir.New(t), "installs"), Harness: "test"}
+	j, ok := journals.Load(t)
+	if !ok {
+		j, _ = journals.LoadOrStore(t, Journal{Dir: filepath.Join(testdir.New(t), "installs"), Harness: "test"})
+		t.Cleanup(func() { journals.Delete(t) })
+	}
+	return j.(Journal)
 }
 
 func TestInstallKeepsUserSettingsAndIsIdempotent(t *testing.T) {
@@ -118,8 +130,10 @@ func TestInstallIntoMissingFile(t *testing.T) {
 	if err := json.Unmarshal(b, &v); err != nil || len(v.Hooks) != len(Claude.Events()) || v.StatusLine.Command != ShellQuote("/bin/ctxhook")+" statusline" {
 		t.Fatalf("settings = %s (%v)", b, err)
 	}
+	// Uninstalled by a binary elsewhere: the journal knows the one that
+	// installed, and the file ctxhook created goes.
 	u := apply(t, path, Claude, "/opt/bin/ctxhook", false)
-	if b, _ := os.ReadFile(path); !u.Changed || strings.TrimSpace(string(b)) != "{}" {
+	if b, err := os.ReadFile(path); !u.Changed || err == nil {
 		t.Errorf("after uninstall: %s", b)
 	}
 }
@@ -131,19 +145,107 @@ func TestRefusesInvalidJSON(t *testing.T) {
 	}
 }
 
-func TestIsOurs(t *testing.T) {
-	for cmd, want := range map[string]bool{
-		"/usr/bin/ctxhook hook claude-code PreToolUse": true,
-		"'/a b/ctxhook' hook claude-code Stop":         true,
-		"ctxhook hook claude-code SessionStart":        true,
-		"my-ctxhook hook claude-code Stop":             false,
-		"ctxhook search x":                             false,
-		"node hook.mjs PreToolUse":                     false,
-		"/opt/renamed/ch hook claude-code Stop":        true,  // the running binary
-		"ctxhook hook codex PreToolUse":                false, // another harness's
+// TestOnlyOurHooks: a handler is ctxhook's only when it is exactly one
+// install writes, for the running binary, the bare name or a binary the
+// journal says install wrote before, in each harness's format. A user's
+// own hook that mentions ctxhook is theirs: install and uninstall keep it
+// byte for byte, and doctor does not count it.
+func TestOnlyOurHooks(t *testing.T) {
+	q := ShellQuote
+	client := func(exe string) string { return q(clientOf(exe)) }
+	for _, hc := range harnessconfigs.All() {
+		h := Harness{hc}
+		if h.Hooks == "" {
+			continue // a loader or extension file: TestLoaderFilesOnlyOurs
+		}
+		ev := h.Events()[0]
+		tests := []struct {
+			command string
+			known   []string // what the journal knows besides /opt/bin/ctxhook
+			ours    bool
+		}{
+			{q("/opt/bin/ctxhook") + " hook " + h.Name + " " + ev, nil, true},
+			{client("/opt/bin/ctxhook") + " " + h.Name + " " + ev, nil, true},
+			{"ctxhook hook " + h.Name + " " + ev, nil, true},
+			{"ctxhook-hook " + h.Name + " " + ev, nil, true},
+			{q("/a b/ctxhook") + " hook " + h.Name + " " + ev, []string{"/a b/ctxhook"}, true}, // a binary that moved
+			{client("/a b/ctxhook") + " " + h.Name + " " + ev, []string{"/a b/ctxhook"}, true},
+			// The user's.
+			{q("/a b/ctxhook") + " hook " + h.Name + " " + ev, nil, false},
+			{"/opt/mine/ctxhook-hook " + h.Name + " " + ev, nil, false},
+			{"/opt/mine/ctxhook-hook " + h.Name + " " + ev + " --log /tmp/x", nil, false},
+			{"sh -c 'logger ctxhook hook " + h.Name + " " + ev + "'", nil, false},
+			{"logger ctxhook hook " + h.Name + " " + ev, nil, false},
+			{q("/opt/bin/ctxhook") + " hook " + h.Name + " " + ev + " && notify-send done", nil, false},
+			{q("/opt/bin/ctxhook") + " hook " + h.Name + " NotAnEvent", nil, false},
+			{"ctxhook hook " + h.Name, nil, false},
+			{"my-ctxhook hook " + h.Name + " " + ev, nil, false},
+			{"ctxhook hook other-harness " + ev, nil, false},
+			{"ctxhook search x", nil, false},
+		}
+		for _, tt := range tests {
+			t.Run(h.Name+"/"+tt.command, func(t *testing.T) {
+				checkOurs(t, h, tt.command, tt.known, tt.ours)
+			})
+		}
+	}
+}
+
+// checkOurs installs ctxhook into a file holding the user's hook command,
+// edits the file (so that uninstall cannot restore it byte for byte) and
+// uninstalls: the user's hook stays unless it is ctxhook's.
+func checkOurs(t *testing.T, h Harness, command string, known []string, ours bool) {
+	t.Helper()
+	ev := h.Events()[0]
+	handler := map[string]any{"type": "command", "command": command}
+	entry := any(map[string]any{"hooks": []any{handler}})
+	if h.Flat {
+		entry = map[string]any{"command": command}
+	}
+	file := map[string]any{"hooks": map[string]any{ev: []any{entry}}}
+	if h.Name == Cursor.Name {
+		file["version"] = 1 // kept by uninstall
+	}
+	user := []byte(mustRaw(file))
+	path := write(t, string(user))
+	j := testJournal(t)
+	for _, exe := range known { // what an earlier install with that binary left in the journal
+		if err := j.Write(Plan{Path: path, Exe: exe, Before: user, After: user, Changed: true}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if wired, _, err := h.Wiring(path, "/opt/bin/ctxhook", j.Exes(path)...); err != nil || wired[ev] != ours {
+		t.Errorf("doctor counts it as ctxhook's: %v, want %v (%v)", wired[ev], ours, err)
+	}
+	apply(t, path, h, "/opt/bin/ctxhook", true)
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, append(b, '\n'), 0o640) // a later edit: uninstall can only take entries out
+	apply(t, path, h, "/opt/bin/ctxhook", false)
+	after, _ := os.ReadFile(path)
+	if kept := strings.Contains(string(after), string(mustRaw(command))); kept == ours {
+		t.Errorf("ctxhook's=%v, yet after install and uninstall the command is kept=%v:\n%s", ours, kept, after)
+	}
+	if !ours && !sameJSON(t, after, user) {
+		t.Errorf("uninstall left\n%s\nwant\n%s", after, user)
+	}
+}
+
+// TestOurMCPToolHooks: an mcp_tool hook is ctxhook's only with the server,
+// tool and input install writes.
+func TestOurMCPToolHooks(t *testing.T) {
+	o, err := Claude.ours([]string{"/opt/bin/ctxhook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	input := `{"hook_event_name":"${hook_event_name}","session_id":"${session_id}","transcript_path":"${transcript_path}","cwd":"${cwd}","prompt_id":"${prompt_id}","permission_mode":"${permission_mode}","agent_id":"${agent_id}","agent_type":"${agent_type}","tool_name":"${tool_name}","tool_input":"${tool_input}","tool_response":"${tool_response}","tool_use_id":"${tool_use_id}","mcp_server":"${mcp_server}","error":"${error}","is_interrupt":"${is_interrupt}"}`
+	for hd, want := range map[string]bool{
+		`{"type":"mcp_tool","server":"ctxhook","tool":"hook","timeout":30,"input":` + input + `}`:               true,
+		`{"type":"mcp_tool","server":"ctxhook","tool":"hook","input":{"hook_event_name":"${hook_event_name}"}}`: false,
+		`{"type":"mcp_tool","server":"mine","tool":"hook","input":` + input + `}`:                               false,
+		`{"type":"mcp_tool","server":"ctxhook","tool":"search","input":` + input + `}`:                          false,
 	} {
-		if IsOurs(cmd, "/opt/renamed/ch", "claude-code") != want {
-			t.Errorf("IsOurs(%q) = %v", cmd, !want)
+		if ok, _ := o.handler(json.RawMessage(hd)); ok != want {
+			t.Errorf("handler(%s) = %v", hd, ok)
 		}
 	}
 }

@@ -46,6 +46,30 @@ type record struct {
 	// Changed: someone else changed the file between two writes of
 	// ctxhook's, so Original no longer holds what the user wants back.
 	Changed bool `json:"changed,omitempty"`
+	// Exes are the ctxhook binaries install named in the file: hooks
+	// that run one of them exactly as install wrote them are ctxhook's,
+	// after the binary moved too (PlanHooks).
+	Exes []string `json:"exes,omitempty"`
+}
+
+// Exes returns the ctxhook binaries install has named in the file at
+// path, as far as the journal knows.
+func (j Journal) Exes(path string) []string {
+	r, _ := j.load(path)
+	return r.Exes
+}
+
+// ours reports whether a file ctxhook writes whole (the OpenCode loader,
+// the Pi extension) holds exactly what ctxhook writes: what this binary
+// would write now, or what ctxhook last wrote there (an older release's,
+// or for a binary that has moved since). A copy the user edited is
+// theirs, marker line or not.
+func (j Journal) ours(path string, data, now []byte) bool {
+	if now != nil && bytes.Equal(data, now) {
+		return true
+	}
+	r, ok := j.load(path)
+	return ok && r.Wrote != "" && r.Wrote == digest(data)
 }
 
 func digest(b []byte) string {
@@ -115,9 +139,12 @@ func (j Journal) Write(p Plan, install bool) error {
 		if fi, err := os.Stat(p.Path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		if err := writeAtomic(p.Path, p.After, mode); err != nil {
+		if err := writeUserFile(p.Path, p.After, mode); err != nil {
 			return err
 		}
+	}
+	if install && p.Exe != "" && !slices.Contains(r.Exes, p.Exe) {
+		r.Exes = append(r.Exes, p.Exe)
 	}
 	r.Wrote = digest(p.After)
 	if p.After == nil {
@@ -192,7 +219,7 @@ func (j Journal) Restore(dry bool) ([]Restored, error) {
 			if fi, err := os.Stat(r.Path); err == nil {
 				mode = fi.Mode().Perm()
 			}
-			if err := writeAtomic(r.Path, r.Original, mode); err != nil {
+			if err := writeUserFile(r.Path, r.Original, mode); err != nil {
 				return out, err
 			}
 		} else {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxhook/ctxhook/adapters"
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 )
 
 // OpenCode has no hook commands: ctxhook runs inside it as a plugin file
@@ -66,20 +67,32 @@ type openCodeRecord struct {
 // journal. It returns one line per change, for the user.
 func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j Journal) ([]string, error) {
 	var done []string
-	if old, err := os.ReadFile(f.Plugin); err == nil && !bytes.HasPrefix(old, []byte(adapters.OpenCodeMarker)) {
-		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook; move it, nothing was changed", f.Plugin)
+	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
+	if err != nil {
+		return nil, err
+	}
+	if old, err := os.ReadFile(f.Plugin); err == nil && !j.ours(f.Plugin, old, bundle) {
+		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", f.Plugin)
 	}
 	var rec openCodeRecord
 	if b, err := os.ReadFile(f.Record); err == nil {
 		json.Unmarshal(b, &rec)
 	}
 	if !install {
-		for _, p := range []string{f.Plugin, f.Wasm, f.Record} {
+		for _, w := range []struct {
+			path string
+			now  []byte
+		}{{f.Plugin, bundle}, {f.Wasm, wasm}, {f.Record, nil}} {
+			p := w.path
 			old, err := os.ReadFile(p)
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			} else if err != nil {
 				return done, fmt.Errorf("install: %w", err)
+			}
+			if !j.ours(p, old, w.now) {
+				done = append(done, "kept "+p+" (not as ctxhook wrote it)")
+				continue
 			}
 			if err := j.Write(Plan{Path: p, Before: old, Changed: true}, false); err != nil {
 				return done, err
@@ -100,10 +113,6 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j J
 			}
 		}
 		return done, nil
-	}
-	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
-	if err != nil {
-		return nil, err
 	}
 	for _, w := range []struct {
 		path string
@@ -204,21 +213,45 @@ func CheckOpenCode(f OpenCodeFiles, wasm []byte) OpenCodeStatus {
 	return s
 }
 
+// writeAtomic replaces path with data (a new file, renamed over it) with
+// mode, whatever the umask.
 func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	tmp := path + ".ctxhook-tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".ctxhook-tmp-*")
+	if err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
-	if err := os.Chmod(tmp, mode); err != nil { // whatever the umask
-		os.Remove(tmp)
-		return fmt.Errorf("install: %w", err)
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err == nil {
+		err = os.Chmod(tmp, mode)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("install: %w", err)
 	}
 	return nil
+}
+
+// writeUserFile writes one of the user's files: atomically, and through
+// a symbolic link in its place (a dotfiles manager's) to the file it
+// leads to, replaced in that file's own directory, so the link stays.
+// A link owned.LinkTarget refuses is neither followed nor replaced.
+func writeUserFile(path string, data []byte, mode os.FileMode) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := owned.LinkTarget(path)
+		if err != nil {
+			return fmt.Errorf("install: %s is a symbolic link ctxhook will not write through (%v); it was not changed", path, err)
+		}
+		path = target
+	}
+	return writeAtomic(path, data, mode)
 }

@@ -52,8 +52,12 @@ func InstallPi(path, exe string, install bool, j Journal) ([]string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("install: %w", err)
 	}
-	if err == nil && !bytes.HasPrefix(old, []byte(adapters.PiMarker)) {
-		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook; move it, nothing was changed", path)
+	ext, err := PiExtension(exe)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil && !j.ours(path, old, ext) {
+		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", path)
 	}
 	if !install {
 		if old == nil {
@@ -64,10 +68,6 @@ func InstallPi(path, exe string, install bool, j Journal) ([]string, error) {
 		}
 		os.Remove(filepath.Dir(path)) // only if empty
 		return []string{"removed " + path}, nil
-	}
-	ext, err := PiExtension(exe)
-	if err != nil {
-		return nil, err
 	}
 	if bytes.Equal(old, ext) {
 		return nil, nil

@@ -75,3 +75,53 @@ func File(path string) error {
 	}
 	return mine(path, fi)
 }
+
+// LinkTarget returns the file the symbolic link at path leads to, when
+// ctxhook may write that file through the link (a dotfiles manager links
+// ~/.claude/settings.json into the user's checkout): every link on the
+// way is this user's, and the file at the end is a regular file of this
+// user's that no one else may write, in a directory no one else may
+// write. A link another user planted, or one into another user's file,
+// is refused: writing through it would change their file, or let them
+// choose which of the user's files ctxhook rewrites.
+func LinkTarget(path string) (string, error) {
+	p := path
+	for hops := 0; hops < 40; hops++ {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return p, regularMine(p, fi)
+		}
+		if err := linkMine(p, fi); err != nil {
+			return "", err
+		}
+		to, err := os.Readlink(p)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	return "", fmt.Errorf("%s: too many symbolic links", path)
+}
+
+// regularMine checks a link's final file and its directory, where the
+// file is replaced.
+func regularMine(p string, fi fs.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", p)
+	}
+	if err := foreign(p, fi); err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	dfi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	return foreign(dir, dfi)
+}

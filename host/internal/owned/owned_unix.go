@@ -188,3 +188,12 @@ func TightenFile(path string) {
 		os.Chmod(path, 0o600)
 	}
 }
+
+// linkMine: the symbolic link p is this user's (its own mode bits mean
+// nothing: only its owner and directory's can change it).
+func linkMine(p string, fi fs.FileInfo) error {
+	if uid, ok := owner(fi); ok && uid != os.Geteuid() {
+		return fmt.Errorf("%s is a symbolic link of uid %d, not of this user (%d)", p, uid, os.Geteuid())
+	}
+	return nil
+}
