@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/demo"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
@@ -315,6 +317,21 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	if k := kinds(); k["PostToolUse"][1] != "mcp_tool:ctxhook" {
 		t.Errorf("PostToolUse calls %q, want ctxhook's MCP server", k["PostToolUse"][1])
 	}
+	// Each mcp_tool hook carries the install's secret, kept 0600 in
+	// ctxhook's data directory; a dry run does not print it.
+	secretFile := filepath.Join(e.vars["CTXHOOK_HOME"], "state", "hook-secret")
+	secret, err := hooksecret.Read(secretFile)
+	if fi, serr := os.Stat(secretFile); err != nil || serr != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("hook secret: %v %v", err, fi)
+	}
+	b, _ := os.ReadFile(settings)
+	if n := strings.Count(string(b), `"`+hooksecret.Field+`": "`+secret+`"`); n != 3 {
+		t.Errorf("%d mcp_tool hooks carry the secret, want 3:\n%s", n, b)
+	}
+	if out, _, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool", "--dry-run"); code != 0 ||
+		strings.Contains(out, secret) || !strings.Contains(out, "(hook secret, in "+secretFile+")") {
+		t.Errorf("dry run: %d\n%s", code, out)
+	}
 	if b, _ := os.ReadFile(filepath.Join(e.vars["HOME"], ".claude.json")); !strings.Contains(string(b), `"ctxhook"`) {
 		t.Errorf("no ctxhook MCP server for the mcp_tool hooks: %s", b)
 	}
@@ -360,6 +377,7 @@ func TestInstallMCPToolHooks(t *testing.T) {
 		{"install", "codex", "--hook-type", "mcp_tool"},
 		{"install", "claude-code", "--hook-type", "mcp_tool", "--no-mcp"},
 		{"install", "claude-code", "--hook-type", "http"},
+		{"install", "claude-code", "--hook-type", "mcp_tool", "--project"},
 	} {
 		if _, errs, code := e.run(t, nil, bad...); code != 2 || !strings.Contains(errs, "--hook-type") {
 			t.Errorf("%v: %d %q", bad, code, errs)
@@ -1274,6 +1292,13 @@ func TestMCPRevisions(t *testing.T) {
 	for _, rev := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
 		t.Run(rev, func(t *testing.T) {
 			e := newEnv(t) // a session of its own: its first call is nudged
+			os.MkdirAll(filepath.Join(e.vars["CTXHOOK_HOME"], "state"), 0o700)
+			secret, err := hooksecret.Ensure(filepath.Join(e.vars["CTXHOOK_HOME"], "state", "hook-secret"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hookArgs := maps.Clone(hookArgs)
+			hookArgs[hooksecret.Field] = secret
 			cmd := exec.Command(os.Args[0], "mcp")
 			cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1"}
 			for k, v := range e.vars {
