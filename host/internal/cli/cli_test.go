@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -265,6 +266,7 @@ func TestInstallDoctorUninstall(t *testing.T) {
 // second set, a user's own hook stays, doctor counts both kinds, and
 // uninstall removes them.
 func TestInstallMCPToolHooks(t *testing.T) {
+	t.Setenv("CTXHOOK_TEST_MAIN", "1") // doctor runs the listed server, this binary: as ctxhook
 	e := newEnv(t)
 	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o700)
@@ -344,7 +346,7 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
 	saved, _ := os.ReadFile(claudeJSON)
 	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{}}`), 0o600)
-	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "does not list: the calls go on") {
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "which is missing: "+claudeJSON+" does not list it") {
 		t.Errorf("doctor without the MCP server: %d\n%s", code, out)
 	}
 	os.WriteFile(claudeJSON, saved, 0o600)
@@ -1341,5 +1343,104 @@ func TestMCPRevisions(t *testing.T) {
 				t.Fatalf("the server after a 64 MiB hook: %v %+v", err, res)
 			}
 		})
+	}
+}
+
+// TestMCPToolHooksHealth: with mcp_tool hooks, a ctxhook MCP server that
+// cannot start leaves every tool call without ctxhook, and nothing else
+// would say so. SessionStart (a command hook) runs the listed server once
+// and, when it fails, its answer carries a systemMessage for the user
+// with the reason; doctor tells "broken" (listed, fails to start, its
+// error) from "missing" (not listed), and says to re-run install when
+// the hooks carry no secret (an install from before it).
+func TestMCPToolHooksHealth(t *testing.T) {
+	t.Setenv("CTXHOOK_TEST_MAIN", "1") // the listed server is this binary: let it run as ctxhook
+	e := newEnv(t)
+	if _, errs, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool"); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	payload, err := os.ReadFile(payloads + "hook-SessionStart.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessionStart := func() string {
+		t.Helper()
+		out, errs, code := e.run(t, payload, "hook", "claude-code", "SessionStart")
+		if code != 0 {
+			t.Fatalf("SessionStart: %d %s", code, errs)
+		}
+		var answer struct {
+			SystemMessage string `json:"systemMessage"`
+		}
+		if out != "" {
+			if err := json.Unmarshal([]byte(out), &answer); err != nil {
+				t.Fatalf("SessionStart's answer: %v\n%s", err, out)
+			}
+		}
+		return answer.SystemMessage
+	}
+	doctor := func() (string, int) {
+		out, _, code := e.run(t, nil, "doctor", "claude-code")
+		return out, code
+	}
+	if msg := sessionStart(); msg != "" {
+		t.Fatalf("a working install warns: %s", msg)
+	}
+	if out, code := doctor(); code != 0 || !strings.Contains(out, "which starts") {
+		t.Fatalf("doctor, working: %d\n%s", code, out)
+	}
+
+	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
+	saved, _ := os.ReadFile(claudeJSON)
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	os.WriteFile(file, nil, 0o600)
+	for _, tt := range []struct {
+		name, entry, sessionWants, doctorWants string
+	}{
+		{"binary missing", `{"type":"stdio","command":"/nonexistent/bin/ctxhook","args":["mcp"]}`,
+			"ctxhook's MCP server is broken: /nonexistent/bin/ctxhook mcp fails to start", "listed in " + claudeJSON + " but broken"},
+		{"store refused", `{"type":"stdio","command":"` + os.Args[0] + `","args":["mcp"],"env":{"CTXHOOK_HOME":"` + file + `"}}`,
+			"not a directory", "but broken: '" + os.Args[0] + " mcp' fails to start: exited with exit status 1: ctxhook: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.WriteFile(claudeJSON, []byte(`{"mcpServers":{"ctxhook":`+tt.entry+`}}`), 0o600)
+			if msg := sessionStart(); !strings.Contains(msg, tt.sessionWants) || !strings.Contains(msg, "Tool calls go on without ctxhook") {
+				t.Errorf("SessionStart's systemMessage: %q, want %q", msg, tt.sessionWants)
+			}
+			if out, code := doctor(); code != 1 || !strings.Contains(out, tt.doctorWants) || strings.Contains(out, "missing") {
+				t.Errorf("doctor: %d, want %q\n%s", code, tt.doctorWants, out)
+			}
+		})
+	}
+	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{}}`), 0o600)
+	if msg := sessionStart(); !strings.Contains(msg, "ctxhook's MCP server is missing: "+claudeJSON+" does not list it") {
+		t.Errorf("SessionStart, not listed: %q", msg)
+	}
+	if out, code := doctor(); code != 1 || !strings.Contains(out, "which is missing") || strings.Contains(out, "broken") {
+		t.Errorf("doctor, not listed: %d\n%s", code, out)
+	}
+	os.WriteFile(claudeJSON, saved, 0o600)
+
+	// An install from before the secret: its hooks carry none. The server
+	// refuses them (the agent goes on); SessionStart and doctor say so.
+	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
+	b, _ := os.ReadFile(settings)
+	secret, _ := hooksecret.Read(filepath.Join(e.vars["CTXHOOK_HOME"], "state", "hook-secret"))
+	old := regexp.MustCompile(`,\s*"` + hooksecret.Field + `":\s*"` + secret + `"`)
+	os.WriteFile(settings, old.ReplaceAll(b, nil), 0o600)
+	if b2, _ := os.ReadFile(settings); strings.Contains(string(b2), secret) {
+		t.Fatalf("the test did not take the secret out:\n%s", b2)
+	}
+	if msg := sessionStart(); !strings.Contains(msg, "will refuse them") {
+		t.Errorf("SessionStart, hooks without the secret: %q", msg)
+	}
+	if out, code := doctor(); code != 1 || !strings.Contains(out, "will be refused by ctxhook's MCP server") || !strings.Contains(out, "re-run 'ctxhook install claude-code --hook-type mcp_tool'") {
+		t.Errorf("doctor, hooks without the secret: %d\n%s", code, out)
+	}
+	if _, errs, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool"); code != 0 {
+		t.Fatalf("install again: %s", errs)
+	}
+	if out, code := doctor(); code != 0 {
+		t.Errorf("doctor after install again: %d\n%s", code, out)
 	}
 }

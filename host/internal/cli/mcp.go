@@ -12,6 +12,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,6 +33,12 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return usageError(env, "mcp", "takes no arguments, not %q", pos[0])
 	}
 	p, err := resolvePaths(env)
+	if err == nil {
+		// A data directory ctxhook refuses (not this user's alone, not a
+		// directory) fails here, where the harness and doctor see it,
+		// not as an empty index and hooks that answer nothing.
+		err = paths.EnsureDir(p.Data)
+	}
 	if err != nil {
 		return fail(env, "%v", err)
 	}

@@ -476,3 +476,35 @@ func ourStatusLine(raw json.RawMessage, exe string) bool {
 	prog, ok := strings.CutSuffix(sl.Command, " statusline")
 	return ok && (prog == ShellQuote(exe) || strings.HasPrefix(filepath.Base(strings.Trim(prog, `'"`)), PortableExe))
 }
+
+// MCPToolSecrets returns the hook secret each of ctxhook's mcp_tool
+// hooks in a Claude Code settings file carries ("" for one without, as
+// written before there was a secret); none when it has no such hooks.
+func MCPToolSecrets(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []json.RawMessage `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: not valid JSON: %v", path, err)
+	}
+	var out []string
+	for _, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, raw := range g.Hooks {
+				if ok, what := ourHandler(raw, "", Claude.Name); ok && strings.HasPrefix(what, "mcp_tool ") {
+					var hd struct{ Input map[string]any }
+					json.Unmarshal(raw, &hd)
+					secret, _ := hd.Input[hooksecret.Field].(string)
+					out = append(out, secret)
+				}
+			}
+		}
+	}
+	return out, nil
+}
