@@ -1386,6 +1386,10 @@ func TestMCPToolHooksHealth(t *testing.T) {
 	if msg := sessionStart(); msg != "" {
 		t.Fatalf("a working install warns: %s", msg)
 	}
+	// The help says what the hook tool writes, and what it takes to call it.
+	if out, _, _ := e.run(t, nil, "mcp", "--help"); !strings.Contains(out, "so it writes:") || !strings.Contains(out, "hook-secret") {
+		t.Errorf("ctxhook mcp --help:\n%s", out)
+	}
 	if out, code := doctor(); code != 0 || !strings.Contains(out, "which starts") {
 		t.Fatalf("doctor, working: %d\n%s", code, out)
 	}

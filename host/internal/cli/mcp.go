@@ -22,7 +22,7 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		"Harness configs run it; 'ctxhook install <harness>' adds it. Those four tools read the store only.\n"+
 		"It also answers Claude Code's mcp_tool hooks ('ctxhook install claude-code --hook-type mcp_tool'):\n"+
 		"the tool \"hook\", not listed to the model, decides a hook as 'ctxhook hook' does, so it writes:\n"+
-		"the session's relay state (its token), and the call's event and tallies into the store.\n"+
+		"the session's relay state (its token), and the call's event and tallies into the store (or its spool).\n"+
 		"It answers only a call carrying the secret install wrote into those hooks (kept in\n"+
 		"ctxhook's data directory, file hook-secret), and never for a ctxhook proxy's session.")
 	pos, code, ok := parse(flags, args)
