@@ -237,6 +237,7 @@ func testClaudeCode(t *testing.T, hookType string) {
 		if !search || hook {
 			t.Errorf("tools offered to the model: ctxhook's search %v (want true), the hook tool %v (want false)", search, hook)
 		}
+		defer checkHookSecretKept(t, r)
 	}
 
 	// 1. The relay: every step reached the server with the token the
@@ -296,6 +297,32 @@ func testClaudeCode(t *testing.T, hookType string) {
 	// results included, is searchable as a transcript chunk.
 	if out, _, _ := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "deploy-payments workflow"); !strings.Contains(out, `"kind": "chunk"`) {
 		t.Errorf("the transcript was not indexed: %s", out)
+	}
+}
+
+// checkHookSecretKept: the secret the mcp_tool hooks carry (they were
+// answered, so it reached ctxhook mcp) is in no file ctxhook wrote but
+// its own, in no request to the model and in none of Claude Code's
+// transcripts, which ctxhook indexes.
+func checkHookSecretKept(t *testing.T, r *claudeRun) {
+	t.Helper()
+	secretFile := filepath.Join(r.Home, ".local", "state", "ctxhook", "hook-secret")
+	b, err := os.ReadFile(secretFile)
+	secret := strings.TrimSpace(string(b))
+	if err != nil || len(secret) != 64 {
+		t.Fatalf("install made no hook secret: %v %q", err, b)
+	}
+	files := append(ctxhookFiles(t, r.Home), filesUnder(t, filepath.Join(r.Home, ".claude", "projects"))...)
+	for f, b := range readFiles(t, files) {
+		if f != secretFile && strings.Contains(string(b), secret) {
+			t.Errorf("the hook secret is in %s", f)
+		}
+	}
+	for _, req := range r.Model.Requests() {
+		if strings.Contains(string(req), secret) {
+			t.Errorf("the hook secret reached the model")
+			break
+		}
 	}
 }
 

@@ -293,6 +293,12 @@ type HandleRequest struct {
 	PayloadBytes int `json:"payload_bytes,omitempty"`
 	// Files are the files PrepareResponse.Files named, in that order.
 	Files []File `json:"files,omitempty"`
+	// HookServer, for Claude Code's SessionStart only, says why the
+	// user's mcp_tool hooks will not be answered (ctxhook's MCP server
+	// missing, broken, or refusing them), in one sentence for the user;
+	// empty when they will be or there are none. The plugin puts it
+	// where the user, not the model, sees it.
+	HookServer string `json:"hook_server,omitempty"`
 }
 
 // HandleResponse is the decision: the exact bytes for the harness, and the

@@ -14,6 +14,8 @@
 //	state_error    present when the host could not read state (optional)
 //	files.json     the files the host read for the plugin: [{"path": ...,
 //	               "content": ...} or {"path": ..., "error": ...}] (optional)
+//	hook_server    HandleRequest.HookServer: why the mcp_tool hooks will
+//	               not be answered (optional)
 //
 // Expected files (written by `go test ./plugin -update`, then reviewed):
 //
@@ -118,6 +120,9 @@ func Read(root, path string) (*Case, error) {
 		if req.StateError == "" {
 			req.StateError = "state unreadable"
 		}
+	}
+	if b, ok := c.Files["hook_server"]; ok {
+		req.HookServer = strings.TrimSpace(string(b))
 	}
 	if b, ok := c.Files["env"]; ok {
 		req.Env = map[string]string{}

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "57ea0a0d0f058c135b14c458e366feb1bab15ed2865a11138f0db96d2e4aa60a"
+const SHA256 = "f371b09c5cd09bfe82938ff591a8364800d4d4900da58bf9ca9db75efcc7260e"

@@ -57,6 +57,7 @@ export function loadCorpus(root = ROOT) {
     if (files["files.json"] !== undefined) {
       req.files = JSON.parse(files["files.json"]).map((f) => ({ ...f, bytes: Buffer.byteLength(f.content ?? "", "utf8") }));
     }
+    if (files["hook_server"] !== undefined) req.hook_server = files["hook_server"].trim();
     if (files["state_error"] !== undefined) req.state_error = files["state_error"].trim() || "state unreadable";
     if (files["env"] !== undefined) {
       req.env = {};

@@ -6,15 +6,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/demo"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
@@ -263,6 +266,7 @@ func TestInstallDoctorUninstall(t *testing.T) {
 // second set, a user's own hook stays, doctor counts both kinds, and
 // uninstall removes them.
 func TestInstallMCPToolHooks(t *testing.T) {
+	t.Setenv("CTXHOOK_TEST_MAIN", "1") // doctor runs the listed server, this binary: as ctxhook
 	e := newEnv(t)
 	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
 	os.MkdirAll(filepath.Dir(settings), 0o700)
@@ -315,6 +319,21 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	if k := kinds(); k["PostToolUse"][1] != "mcp_tool:ctxhook" {
 		t.Errorf("PostToolUse calls %q, want ctxhook's MCP server", k["PostToolUse"][1])
 	}
+	// Each mcp_tool hook carries the install's secret, kept 0600 in
+	// ctxhook's data directory; a dry run does not print it.
+	secretFile := filepath.Join(e.vars["CTXHOOK_HOME"], "state", "hook-secret")
+	secret, err := hooksecret.Read(secretFile)
+	if fi, serr := os.Stat(secretFile); err != nil || serr != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("hook secret: %v %v", err, fi)
+	}
+	b, _ := os.ReadFile(settings)
+	if n := strings.Count(string(b), `"`+hooksecret.Field+`": "`+secret+`"`); n != 3 {
+		t.Errorf("%d mcp_tool hooks carry the secret, want 3:\n%s", n, b)
+	}
+	if out, _, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool", "--dry-run"); code != 0 ||
+		strings.Contains(out, secret) || !strings.Contains(out, "(hook secret, in "+secretFile+")") {
+		t.Errorf("dry run: %d\n%s", code, out)
+	}
 	if b, _ := os.ReadFile(filepath.Join(e.vars["HOME"], ".claude.json")); !strings.Contains(string(b), `"ctxhook"`) {
 		t.Errorf("no ctxhook MCP server for the mcp_tool hooks: %s", b)
 	}
@@ -327,7 +346,7 @@ func TestInstallMCPToolHooks(t *testing.T) {
 	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
 	saved, _ := os.ReadFile(claudeJSON)
 	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{}}`), 0o600)
-	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "does not list: the calls go on") {
+	if out, _, code := e.run(t, nil, "doctor", "claude-code"); code != 1 || !strings.Contains(out, "which is missing: "+claudeJSON+" does not list it") {
 		t.Errorf("doctor without the MCP server: %d\n%s", code, out)
 	}
 	os.WriteFile(claudeJSON, saved, 0o600)
@@ -360,6 +379,7 @@ func TestInstallMCPToolHooks(t *testing.T) {
 		{"install", "codex", "--hook-type", "mcp_tool"},
 		{"install", "claude-code", "--hook-type", "mcp_tool", "--no-mcp"},
 		{"install", "claude-code", "--hook-type", "http"},
+		{"install", "claude-code", "--hook-type", "mcp_tool", "--project"},
 	} {
 		if _, errs, code := e.run(t, nil, bad...); code != 2 || !strings.Contains(errs, "--hook-type") {
 			t.Errorf("%v: %d %q", bad, code, errs)
@@ -1313,6 +1333,13 @@ func TestMCPRevisions(t *testing.T) {
 	for _, rev := range []string{"2026-07-28", "2025-11-25", "2025-06-18"} {
 		t.Run(rev, func(t *testing.T) {
 			e := newEnv(t) // a session of its own: its first call is nudged
+			os.MkdirAll(filepath.Join(e.vars["CTXHOOK_HOME"], "state"), 0o700)
+			secret, err := hooksecret.Ensure(filepath.Join(e.vars["CTXHOOK_HOME"], "state", "hook-secret"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			hookArgs := maps.Clone(hookArgs)
+			hookArgs[hooksecret.Field] = secret
 			cmd := exec.Command(os.Args[0], "mcp")
 			cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1"}
 			for k, v := range e.vars {
@@ -1355,5 +1382,108 @@ func TestMCPRevisions(t *testing.T) {
 				t.Fatalf("the server after a 64 MiB hook: %v %+v", err, res)
 			}
 		})
+	}
+}
+
+// TestMCPToolHooksHealth: with mcp_tool hooks, a ctxhook MCP server that
+// cannot start leaves every tool call without ctxhook, and nothing else
+// would say so. SessionStart (a command hook) runs the listed server once
+// and, when it fails, its answer carries a systemMessage for the user
+// with the reason; doctor tells "broken" (listed, fails to start, its
+// error) from "missing" (not listed), and says to re-run install when
+// the hooks carry no secret (an install from before it).
+func TestMCPToolHooksHealth(t *testing.T) {
+	t.Setenv("CTXHOOK_TEST_MAIN", "1") // the listed server is this binary: let it run as ctxhook
+	e := newEnv(t)
+	if _, errs, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool"); code != 0 {
+		t.Fatalf("install: %s", errs)
+	}
+	payload, err := os.ReadFile(payloads + "hook-SessionStart.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessionStart := func() string {
+		t.Helper()
+		out, errs, code := e.run(t, payload, "hook", "claude-code", "SessionStart")
+		if code != 0 {
+			t.Fatalf("SessionStart: %d %s", code, errs)
+		}
+		var answer struct {
+			SystemMessage string `json:"systemMessage"`
+		}
+		if out != "" {
+			if err := json.Unmarshal([]byte(out), &answer); err != nil {
+				t.Fatalf("SessionStart's answer: %v\n%s", err, out)
+			}
+		}
+		return answer.SystemMessage
+	}
+	doctor := func() (string, int) {
+		out, _, code := e.run(t, nil, "doctor", "claude-code")
+		return out, code
+	}
+	if msg := sessionStart(); msg != "" {
+		t.Fatalf("a working install warns: %s", msg)
+	}
+	// The help says what the hook tool writes, and what it takes to call it.
+	if out, _, _ := e.run(t, nil, "mcp", "--help"); !strings.Contains(out, "so it writes:") || !strings.Contains(out, "hook-secret") {
+		t.Errorf("ctxhook mcp --help:\n%s", out)
+	}
+	if out, code := doctor(); code != 0 || !strings.Contains(out, "which starts") {
+		t.Fatalf("doctor, working: %d\n%s", code, out)
+	}
+
+	claudeJSON := filepath.Join(e.vars["HOME"], ".claude.json")
+	saved, _ := os.ReadFile(claudeJSON)
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	os.WriteFile(file, nil, 0o600)
+	for _, tt := range []struct {
+		name, entry, sessionWants, doctorWants string
+	}{
+		{"binary missing", `{"type":"stdio","command":"/nonexistent/bin/ctxhook","args":["mcp"]}`,
+			"ctxhook's MCP server is broken: /nonexistent/bin/ctxhook mcp fails to start", "listed in " + claudeJSON + " but broken"},
+		{"store refused", `{"type":"stdio","command":"` + os.Args[0] + `","args":["mcp"],"env":{"CTXHOOK_HOME":"` + file + `"}}`,
+			"not a directory", "but broken: '" + os.Args[0] + " mcp' fails to start: exited with exit status 1: ctxhook: "},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.WriteFile(claudeJSON, []byte(`{"mcpServers":{"ctxhook":`+tt.entry+`}}`), 0o600)
+			if msg := sessionStart(); !strings.Contains(msg, tt.sessionWants) || !strings.Contains(msg, "Tool calls go on without ctxhook") {
+				t.Errorf("SessionStart's systemMessage: %q, want %q", msg, tt.sessionWants)
+			}
+			if out, code := doctor(); code != 1 || !strings.Contains(out, tt.doctorWants) || strings.Contains(out, "missing") {
+				t.Errorf("doctor: %d, want %q\n%s", code, tt.doctorWants, out)
+			}
+		})
+	}
+	os.WriteFile(claudeJSON, []byte(`{"mcpServers":{}}`), 0o600)
+	if msg := sessionStart(); !strings.Contains(msg, "ctxhook's MCP server is missing: "+claudeJSON+" does not list it") {
+		t.Errorf("SessionStart, not listed: %q", msg)
+	}
+	if out, code := doctor(); code != 1 || !strings.Contains(out, "which is missing") || strings.Contains(out, "broken") {
+		t.Errorf("doctor, not listed: %d\n%s", code, out)
+	}
+	os.WriteFile(claudeJSON, saved, 0o600)
+
+	// An install from before the secret: its hooks carry none. The server
+	// refuses them (the agent goes on); SessionStart and doctor say so.
+	settings := filepath.Join(e.vars["HOME"], ".claude", "settings.json")
+	b, _ := os.ReadFile(settings)
+	secret, _ := hooksecret.Read(filepath.Join(e.vars["CTXHOOK_HOME"], "state", "hook-secret"))
+	old := regexp.MustCompile(`,\s*"` + hooksecret.Field + `":\s*"` + secret + `"`)
+	os.WriteFile(settings, old.ReplaceAll(b, nil), 0o600)
+	if b2, _ := os.ReadFile(settings); strings.Contains(string(b2), secret) {
+		t.Fatalf("the test did not take the secret out:\n%s", b2)
+	}
+	if msg := sessionStart(); !strings.Contains(msg, "will refuse them") {
+		t.Errorf("SessionStart, hooks without the secret: %q", msg)
+	}
+	if out, code := doctor(); code != 1 || !strings.Contains(out, "will be refused by ctxhook's MCP server") || !strings.Contains(out, "re-run 'ctxhook install claude-code --hook-type mcp_tool'") {
+		t.Errorf("doctor, hooks without the secret: %d\n%s", code, out)
+	}
+	if _, errs, code := e.run(t, nil, "install", "claude-code", "--hook-type", "mcp_tool"); code != 0 {
+		t.Fatalf("install again: %s", errs)
+	}
+	if out, code := doctor(); code != 0 {
+		t.Errorf("doctor after install again: %d\n%s", code, out)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -173,18 +174,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		wiredPaths = append(wiredPaths, path)
 		okf("%s settings %s: %d of %d hooks", scope, path, len(wired), len(events))
 		if slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "mcp_tool ") }) {
-			// mcp_tool hooks call ctxhook's MCP server: without it in the
-			// harness's MCP config they are skipped, and nothing is captured.
-			wd, _ := os.Getwd()
-			if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
-				// A removal would change the file exactly when a ctxhook
-				// entry (this binary's or another's) is there.
-				if plan, _, err := install.PlanMCPEntry(m, executable(), false); err != nil || !plan.Changed {
-					bad("%s hooks call ctxhook's MCP server, which %s does not list: the calls go on without ctxhook (re-run 'ctxhook install %s --hook-type mcp_tool')", scope, m.Path, h.Name)
-				} else {
-					okf("%s hooks call ctxhook's MCP server (mcp_tool), listed in %s", scope, m.Path)
-				}
-			}
+			doctorMCPToolHooks(env, h, scope, okf, bad)
 		}
 		for _, c := range cmds {
 			bin := strings.Trim(strings.Fields(c)[0], `'"`)
@@ -211,6 +201,35 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 	}
 	return finish(w, problems)
+}
+
+// doctorMCPToolHooks: mcp_tool hooks call ctxhook's MCP server; when it
+// is missing (not listed), broken (listed, but it fails to start: it is
+// run once here, and its error told) or would refuse them (no secret, or
+// another), Claude Code skips each and the calls go on without ctxhook.
+func doctorMCPToolHooks(env Env, h install.Harness, scope string, okf, bad func(string, ...any)) {
+	p, err := resolvePaths(env)
+	if err != nil {
+		bad("%v", err)
+		return
+	}
+	wd, _ := os.Getwd()
+	r := hookhealth.Check(context.Background(), env.Getenv, hookhealth.Environ(os.Environ(), env.Getenv), p, scope, wd, executable())
+	again := "re-run 'ctxhook install " + h.Name + " --hook-type mcp_tool'"
+	switch {
+	case r.MCPConfig == "":
+	case r.Missing:
+		bad("%s hooks call ctxhook's MCP server, which is missing: %s does not list it, so the calls go on without ctxhook (%s)", scope, r.MCPConfig, again)
+	case r.Foreign:
+		bad("%s hooks call the MCP server named ctxhook in %s, which is not ctxhook's (it runs %s): the calls go on without ctxhook (rename it, then %s)", scope, r.MCPConfig, r.Command, again)
+	case r.Start != nil:
+		bad("%s hooks call ctxhook's MCP server, listed in %s but broken: '%s' fails to start: %v; the calls go on without ctxhook", scope, r.MCPConfig, r.Command, r.Start)
+	default:
+		okf("%s hooks call ctxhook's MCP server (mcp_tool), listed in %s, which starts", scope, r.MCPConfig)
+	}
+	if r.Secret != nil {
+		bad("%s mcp_tool hooks will be refused by ctxhook's MCP server: %v (%s)", scope, r.Secret, again)
+	}
 }
 
 func finish(w io.Writer, problems int) int {

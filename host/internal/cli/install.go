@@ -15,6 +15,7 @@ import (
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -82,8 +83,13 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, usageError(env, name, "--hook-type mcp_tool is for claude-code only (its hooks can call an MCP tool)"), false
 	case *noMCP:
 		return installFlags{}, usageError(env, name, "--hook-type mcp_tool needs ctxhook's MCP server: leave out --no-mcp"), false
+	case *project && name == "install":
+		// The hooks carry this user's hook secret: a project's settings
+		// are shared with others, and would hand it out (and hold one
+		// that is nobody else's).
+		return installFlags{}, usageError(env, name, "--hook-type mcp_tool is for the user's settings (its hooks carry your own hook secret; a project's settings are shared): leave out --project"), false
 	default:
-		h = install.WithMCPToolHooks(h)
+		h = install.WithMCPToolHooks(h, "")
 	}
 	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP, mcpTool: *hookType == "mcp_tool"}
 	if *project {
@@ -97,7 +103,35 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, fail(env, "%v", err), false
 	}
 	f.journal = install.Journal{Dir: p.Installs(), Harness: h.Name}
+	if f.mcpTool && name == "install" {
+		if f.harness.Secret, err = hookSecret(p, *dry); err != nil {
+			return installFlags{}, fail(env, "%v", err), false
+		}
+	}
 	return f, 0, true
+}
+
+// hookSecret is the secret the mcp_tool hooks carry: made once, kept in
+// ctxhook's data directory. A dry run makes none: it shows the one there
+// is, or a stand-in (masked either way: see masked).
+func hookSecret(p paths.Paths, dry bool) (string, error) {
+	path := hooksecret.Path(p.Data)
+	if !dry {
+		return hooksecret.Ensure(path)
+	}
+	if s, err := hooksecret.Read(path); err == nil {
+		return s, nil
+	}
+	return "(made by install)", nil
+}
+
+// masked is a file install would write, for a dry run's output, with the
+// hook secret replaced by where it is kept.
+func masked(f installFlags, b []byte, p paths.Paths) []byte {
+	if f.harness.Secret == "" {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(f.harness.Secret), []byte("(hook secret, in "+hooksecret.Path(p.Data)+")"))
 }
 
 func harnessNames() []string {
@@ -163,14 +197,14 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	}
 	if f.dryRun {
 		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be %s:\n", path, map[bool]string{true: "written", false: "left unchanged"}[plan.Changed])
-		env.Stdout.Write(plan.After)
+		p, _ := resolvePaths(env)
+		env.Stdout.Write(masked(f, plan.After, p))
 		if f.harness.Name == install.Codex.Name {
 			if fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), true); err == nil && fp.Changed {
 				fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written:\n", fp.Path)
 				env.Stdout.Write(fp.After)
 			}
 		}
-		p, _ := resolvePaths(env)
 		if f.wrapMCP {
 			if code := wrapMCP(env, f, p.Config, true); code != 0 {
 				return code

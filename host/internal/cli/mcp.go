@@ -10,16 +10,21 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // runMCP is `ctxhook mcp`: ctxhook's own MCP server on stdio.
 func runMCP(ctx context.Context, env Env, args []string) int {
 	flags := newFlags(env, "mcp", "", "Serve ctxhook's MCP tools (search, get_context, get_event, stats) on stdin/stdout.\n"+
-		"Harness configs run it; 'ctxhook install <harness>' adds it. Its tools read the store only.\n"+
-		"It also answers Claude Code's mcp_tool hooks (tool \"hook\", not listed to the model;\n"+
-		"'ctxhook install claude-code --hook-type mcp_tool').")
+		"Harness configs run it; 'ctxhook install <harness>' adds it. Those four tools read the store only.\n"+
+		"It also answers Claude Code's mcp_tool hooks ('ctxhook install claude-code --hook-type mcp_tool'):\n"+
+		"the tool \"hook\", not listed to the model, decides a hook as 'ctxhook hook' does, so it writes:\n"+
+		"the session's relay state (its token), and the call's event and tallies into the store (or its spool).\n"+
+		"It answers only a call carrying the secret install wrote into those hooks (kept in\n"+
+		"ctxhook's data directory, file hook-secret), and never for a ctxhook proxy's session.")
 	pos, code, ok := parse(flags, args)
 	if !ok {
 		return code
@@ -28,6 +33,12 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return usageError(env, "mcp", "takes no arguments, not %q", pos[0])
 	}
 	p, err := resolvePaths(env)
+	if err == nil {
+		// A data directory ctxhook refuses (not this user's alone, not a
+		// directory) fails here, where the harness and doctor see it,
+		// not as an empty index and hooks that answer nothing.
+		err = paths.EnsureDir(p.Data)
+	}
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -74,7 +85,8 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		defer cancel()
 		return d.Decide(ctx, harness, event, payload)
 	}
-	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide})
+	secret := func() (string, error) { return hooksecret.Read(hooksecret.Path(p.Data)) }
+	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide, HookSecret: secret})
 	// A hook's payload may be as large as any hook's (hookproto.MaxInput,
 	// its strings escaped once more inside the tools/call): past the SDK's
 	// default line limit the server would end, and every later hook and

@@ -24,6 +24,7 @@ import (
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
@@ -238,6 +239,9 @@ func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) 
 	if len(prep.Files) > 0 {
 		req.Files = readFiles(prep.Files)
 	}
+	if harness == abi.HarnessClaudeCode && event == "SessionStart" {
+		req.HookServer = e.hookServer(ctx)
+	}
 
 	sd, err := e.stateDir()
 	var unlock func()
@@ -270,6 +274,19 @@ func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) 
 	}
 	e.indexTranscripts(ctx, &res, cfg, resp.Effects)
 	return res, nil
+}
+
+// hookServer says why the user's mcp_tool hooks will not be answered,
+// or "" (hookhealth): Claude Code's SessionStart is still a command hook,
+// and the only one to run when ctxhook's MCP server cannot, so it tells.
+func (e *Engine) hookServer(ctx context.Context) string {
+	base := os.Environ()
+	if e.cur.Environ != nil {
+		base = e.cur.Environ()
+	}
+	exe, _ := os.Executable()
+	r := hookhealth.Check(ctx, e.getenv, hookhealth.Environ(base, e.getenv), e.Paths, "user", "", exe)
+	return r.Problem()
 }
 
 // apply carries out a decision's effects: state under the lock taken

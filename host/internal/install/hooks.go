@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 )
 
 // Harness describes how one harness keeps its command hooks. The units,
@@ -27,6 +28,9 @@ import (
 // harness-configs/, so they are encoded once, not in the user's head.
 type Harness struct {
 	harnessconfigs.Harness
+	// Secret is the per-install hook secret (hooksecret) written into
+	// Claude Code's mcp_tool hooks; see WithMCPToolHooks.
+	Secret string
 }
 
 func byName(name string) Harness {
@@ -34,7 +38,7 @@ func byName(name string) Harness {
 	if !ok {
 		panic("install: no harness " + name + " in harness-configs/harnesses.json")
 	}
-	return Harness{h}
+	return Harness{Harness: h}
 }
 
 // The harnesses whose install differs, named for that code.
@@ -55,7 +59,7 @@ var (
 // Lookup finds any harness install knows, the plugin kind included.
 func Lookup(name string) (Harness, bool) {
 	h, ok := harnessconfigs.Lookup(name)
-	return Harness{h}, ok
+	return Harness{Harness: h}, ok
 }
 
 // HooksPath returns the file a harness reads hooks from, for a scope:
@@ -174,6 +178,9 @@ func PlanHooks(h Harness, path, exe string, install bool, known ...string) (Plan
 		if err != nil {
 			return p, err
 		}
+		if bytes.Contains(tmpl.raw(), []byte(hooksecret.Placeholder)) {
+			return p, fmt.Errorf("install: %s: the hooks need ctxhook's hook secret, and none was made; nothing was changed", path)
+		}
 		// Keys beside hooks are added when missing and never changed: the
 		// user's own status line stays. Cursor's "version" is kept on
 		// uninstall too; ctxhook's own (Claude Code's statusLine, which
@@ -259,6 +266,10 @@ func (h Harness) template(exe string) (hooks, top *object, err error) {
 		}
 	}
 	b = fill(b, exe, client)
+	if h.Secret != "" {
+		esc, _ := json.Marshal(h.Secret)
+		b = bytes.ReplaceAll(b, []byte(hooksecret.Placeholder), esc[1:len(esc)-1])
+	}
 	root, err := parseObject(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("install: template: %w", err)
@@ -359,9 +370,12 @@ func HookClient(exe string) string {
 // PostToolUse, PostToolUseFailure) of type "mcp_tool": each calls
 // ctxhook's MCP server, which Claude Code already runs, instead of
 // starting a hook command. The others stay commands: SessionStart comes
-// before the servers connect, and the rest are rare.
-func WithMCPToolHooks(h Harness) Harness {
+// before the servers connect, and the rest are rare. secret
+// (hooksecret) goes into each mcp_tool hook's input as a literal: the
+// server answers only calls that carry it.
+func WithMCPToolHooks(h Harness, secret string) Harness {
 	h.Hooks = strings.TrimSuffix(h.Hooks, ".json") + "-mcp_tool.json"
+	h.Secret = secret
 	return h
 }
 
@@ -426,4 +440,40 @@ func (h Harness) Wiring(path, exe string, known ...string) (map[string]bool, []s
 		}
 	}
 	return wired, cmds, nil
+}
+
+// MCPToolSecrets returns the hook secret each of ctxhook's mcp_tool
+// hooks in a Claude Code settings file carries ("" for one without, as
+// written before there was a secret); none when it has no such hooks.
+func MCPToolSecrets(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []json.RawMessage `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: not valid JSON: %v", path, err)
+	}
+	ours, err := Claude.ours(nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, groups := range s.Hooks {
+		for _, g := range groups {
+			for _, raw := range g.Hooks {
+				if ok, what := ours.handler(raw); ok && strings.HasPrefix(what, "mcp_tool ") {
+					var hd struct{ Input map[string]any }
+					json.Unmarshal(raw, &hd)
+					secret, _ := hd.Input[hooksecret.Field].(string)
+					out = append(out, secret)
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -154,7 +154,7 @@ func TestOnlyOurHooks(t *testing.T) {
 	q := ShellQuote
 	client := func(exe string) string { return q(clientOf(exe)) }
 	for _, hc := range harnessconfigs.All() {
-		h := Harness{hc}
+		h := Harness{Harness: hc}
 		if h.Hooks == "" {
 			continue // a loader or extension file: TestLoaderFilesOnlyOurs
 		}

@@ -250,3 +250,57 @@ func PlanCodexMCP(path, exe string, add bool) (Plan, string, error) {
 	p.Changed = !bytes.Equal(p.Before, p.After)
 	return p, "", nil
 }
+
+// MCPServer is an MCP server entry as a harness's JSON config lists it.
+type MCPServer struct {
+	Command string
+	Args    []string
+	Env     map[string]string
+	// Ours: the entry runs `ctxhook mcp` (isOurMCP).
+	Ours bool
+}
+
+// ReadMCPServer returns the server named ServerName in the config m
+// names; found is false when the file or the entry is not there. exe is
+// this ctxhook binary (an entry naming it is ctxhook's whatever its name).
+func ReadMCPServer(m MCPEntry, exe string) (s MCPServer, found bool, err error) {
+	b, err := os.ReadFile(m.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, false, nil
+	}
+	if err != nil {
+		return s, false, err
+	}
+	var node json.RawMessage = b
+	for _, k := range append(append([]string(nil), m.Keys...), ServerName) {
+		var o map[string]json.RawMessage
+		if err := json.Unmarshal(node, &o); err != nil {
+			return s, false, fmt.Errorf("%s: %v", m.Path, err)
+		}
+		if node = o[k]; node == nil {
+			return s, false, nil
+		}
+	}
+	var e struct {
+		Command json.RawMessage   `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+	}
+	if err := json.Unmarshal(node, &e); err != nil {
+		return s, true, fmt.Errorf("%s: the %s entry: %v", m.Path, ServerName, err)
+	}
+	var argv []string
+	if json.Unmarshal(e.Command, &s.Command) == nil {
+		argv = append([]string{s.Command}, e.Args...)
+	} else if json.Unmarshal(e.Command, &argv) == nil && len(argv) > 0 {
+		s.Command = argv[0]
+	}
+	if len(argv) > 0 {
+		s.Args = argv[1:]
+	}
+	s.Env, s.Ours = e.Env, isOurMCP(node, exe)
+	if s.Command == "" {
+		return s, true, fmt.Errorf("%s: the %s entry names no command", m.Path, ServerName)
+	}
+	return s, true, nil
+}

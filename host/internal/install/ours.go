@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 )
 
 // ourHooks is every hook handler and status line ctxhook writes into a
@@ -128,10 +130,14 @@ type handler struct {
 
 // mcpKey identifies an mcp_tool handler by server, tool and input (the
 // input install writes tells ctxhook's from a user's hook calling a tool
-// of that name). Map keys are encoded sorted: the key ignores order.
+// of that name). Map keys are encoded sorted: the key ignores order. The
+// hook secret is left out: its value differs per install (the templates
+// hold a placeholder), and hooks written before it existed lack it.
 func (x handler) mcpKey() string {
-	in, _ := json.Marshal(x.Input)
-	return x.Server + "\x00" + x.Tool + "\x00" + string(in)
+	in := maps.Clone(x.Input)
+	delete(in, hooksecret.Field)
+	b, _ := json.Marshal(in)
+	return x.Server + "\x00" + x.Tool + "\x00" + string(b)
 }
 
 // handler reports whether a hook handler is ctxhook's, and names it (for

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -18,7 +19,18 @@ import (
 // client already runs, so no process starts per hook. It is served but
 // not listed: the model's tool list stays search, get_context, get_event
 // and stats, and a hook names its tool itself.
+//
+// Not being listed keeps nobody out (any MCP client may name any tool),
+// so a call must carry the per-install secret (hooksecret) that only the
+// hooks install wrote hold: without it the call is refused before
+// anything is read or written, as is one for a proxy's session.
 const HookTool = "hook"
+
+// refused is the one answer of every call that does not prove it comes
+// from ctxhook's installed hooks: the same whatever was wrong, so that
+// it tells a caller nothing about the secret or the sessions.
+const refused = "ctxhook: the hook tool answers only the mcp_tool hooks 'ctxhook install claude-code --hook-type mcp_tool' " +
+	"wrote (re-run it if these are they); nothing was done, the agent continues without ctxhook"
 
 // Decide decides one hook payload of harness and event: the hook's
 // stdout, or an error when no decision was made.
@@ -89,14 +101,14 @@ func hookPayload(args map[string]any) ([]byte, string) {
 
 // hookMiddleware answers tools/call of HookTool with decide, and passes
 // every other request on.
-func hookMiddleware(decide Decide) mcp.Middleware {
+func hookMiddleware(decide Decide, secret func() (string, error)) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			call, ok := req.(*mcp.CallToolRequest)
 			if method != "tools/call" || !ok || call.Params == nil || call.Params.Name != HookTool {
 				return next(ctx, method, req)
 			}
-			return answerHook(ctx, decide, call.Params.Arguments), nil
+			return answerHook(ctx, decide, secret, call.Params.Arguments), nil
 		}
 	}
 }
@@ -105,11 +117,11 @@ func hookMiddleware(decide Decide) mcp.Middleware {
 // output, which Claude Code reads as a command hook's stdout; a failure
 // is a tool error, which Claude Code reports and goes on from (the
 // hooks are installed with onFailure "continue"): fail-open.
-func answerHook(ctx context.Context, decide Decide, raw json.RawMessage) *mcp.CallToolResult {
+func answerHook(ctx context.Context, decide Decide, secret func() (string, error), raw json.RawMessage) *mcp.CallToolResult {
 	start := time.Now()
 	var args map[string]any
-	if err := json.Unmarshal(raw, &args); err != nil {
-		return hookError("ctxhook: the hook's input is not a JSON object: " + err.Error())
+	if err := json.Unmarshal(raw, &args); err != nil || !admitted(args, secret) {
+		return hookError(refused)
 	}
 	payload, event := hookPayload(args)
 	if len(payload) > hookproto.MaxInput {
@@ -134,6 +146,28 @@ func answerHook(ctx context.Context, decide Decide, raw json.RawMessage) *mcp.Ca
 		}},
 	}
 }
+
+// admitted reports whether a hook call may be decided: it carries the
+// installed secret (compared in constant time; no secret installed, an
+// older install's hooks, admit nothing), and names a session of the
+// harness's own, never one of ctxhook proxy's (whose tokens are kept
+// from the client).
+func admitted(args map[string]any, secret func() (string, error)) bool {
+	if secret == nil {
+		return false
+	}
+	installed, err := secret()
+	presented, _ := args[hooksecret.Field].(string)
+	if err != nil || !hooksecret.Matches(installed, presented) {
+		return false
+	}
+	session, _ := args["session_id"].(string)
+	return session != "" && !strings.HasPrefix(session, ProxySessionPrefix)
+}
+
+// ProxySessionPrefix starts the session ids ctxhook proxy makes
+// (proxy.Options.Session): no hook acts for them.
+const ProxySessionPrefix = "proxy-"
 
 func hookError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/decider"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,7 +58,13 @@ func TestHookTool(t *testing.T) {
 	}
 	dec := decider.New(getenv, p, func(kind, format string, a ...any) { t.Logf(format, a...) })
 	defer dec.Close()
-	cs := connectTo(t, New(Options{DB: p.DB(), Version: "test", Decide: dec.Decide}), "")
+	paths.EnsureDir(p.Data)
+	secret, err := hooksecret.Ensure(hooksecret.Path(p.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() (string, error) { return hooksecret.Read(hooksecret.Path(p.Data)) }
+	cs := connectTo(t, New(Options{DB: p.DB(), Version: "test", Decide: dec.Decide, HookSecret: read}), "")
 	ctx := context.Background()
 
 	tools, err := cs.ListTools(ctx, nil)
@@ -74,7 +81,7 @@ func TestHookTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: hookFieldsOf(t, payload)})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: with(hookFieldsOf(t, payload), hooksecret.Field, secret)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +117,7 @@ func TestHookTool(t *testing.T) {
 
 	// Without hook_event_name there is nothing to decide: a tool error,
 	// which Claude Code reports and goes on from.
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: map[string]any{"session_id": "s"}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: map[string]any{"session_id": "s", hooksecret.Field: secret}})
 	if err != nil || !res.IsError {
 		t.Fatalf("a hook input without hook_event_name: %v %+v", err, res)
 	}
@@ -173,8 +180,8 @@ func TestHookInputMatchesTemplate(t *testing.T) {
 				if h.Server != Name || h.Tool != HookTool {
 					t.Errorf("%s calls %s/%s, not %s/%s", ev, h.Server, h.Tool, Name, HookTool)
 				}
-				if len(h.Input) != len(want) {
-					t.Errorf("%s passes %d fields, hookPayload reads %d", ev, len(h.Input), len(want))
+				if len(h.Input) != len(want)+1 || h.Input[hooksecret.Field] != hooksecret.Placeholder {
+					t.Errorf("%s passes %d fields, want the %d hookPayload reads and the secret (%s: %q)", ev, len(h.Input), len(want), hooksecret.Field, h.Input[hooksecret.Field])
 				}
 				for k, v := range want {
 					if h.Input[k] != v {
@@ -212,7 +219,9 @@ func TestRevisions(t *testing.T) {
 			decide := func(ctx context.Context, harness, event string, payload []byte) (string, error) {
 				return `{"continue":true}`, nil
 			}
-			cs := connectTo(t, New(Options{DB: filepath.Join(t.TempDir(), "ctxhook.db"), Version: "test", Decide: decide}), rev)
+			secret := strings.Repeat("ab", 32)
+			cs := connectTo(t, New(Options{DB: filepath.Join(t.TempDir(), "ctxhook.db"), Version: "test", Decide: decide,
+				HookSecret: func() (string, error) { return secret, nil }}), rev)
 			ctx := context.Background()
 			if got := cs.InitializeResult().ProtocolVersion; got != rev {
 				t.Fatalf("speaks %s, asked for %s", got, rev)
@@ -221,7 +230,7 @@ func TestRevisions(t *testing.T) {
 			if err != nil || res.IsError || res.Meta["ctxhook"] == nil {
 				t.Fatalf("search under %s: %v %+v", rev, err, res)
 			}
-			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: map[string]any{"hook_event_name": "PostToolUse"}})
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: HookTool, Arguments: map[string]any{"hook_event_name": "PostToolUse", "session_id": "s", hooksecret.Field: secret}})
 			if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"continue":true}` {
 				t.Fatalf("hook under %s: %v %+v", rev, err, res)
 			}

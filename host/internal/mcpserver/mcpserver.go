@@ -52,6 +52,9 @@ type Options struct {
 	Now func() time.Time
 	// Decide, when set, answers Claude Code's "mcp_tool" hooks (HookTool).
 	Decide Decide
+	// HookSecret reads the per-install secret a hook call must carry
+	// (hooksecret.Read); nil, or an error, refuses every hook call.
+	HookSecret func() (string, error)
 }
 
 // Meta is the machine-readable part of every answer.
@@ -127,7 +130,7 @@ func (s *Server) MCP() *mcp.Server {
 		Description: "What ctxhook did in a session (or all): calls, bytes captured, bytes kept out of context, " +
 			"re-fetches avoided, tokens relayed, nudges fired."}, s.stats)
 	if s.opts.Decide != nil {
-		srv.AddReceivingMiddleware(hookMiddleware(s.opts.Decide))
+		srv.AddReceivingMiddleware(hookMiddleware(s.opts.Decide, s.opts.HookSecret))
 	}
 	return srv
 }

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -90,6 +91,10 @@ func main() {
 	// Claude Code's mcp_tool hooks: the same payloads, as a tools/call of
 	// the hook tool on a running `ctxhook mcp` (no process per hook), the
 	// fields passed as Claude Code interpolates them.
+	// The hooks install writes carry the install's secret; so do these.
+	check(paths.EnsureDir(p.Data))
+	secret, err := hooksecret.Ensure(hooksecret.Path(p.Data))
+	check(err)
 	mc := exec.Command(ctxhook, "mcp")
 	mc.Env = env
 	hooks, err := mcp.NewClient(&mcp.Implementation{Name: "hookbench", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: mc}, nil)
@@ -106,6 +111,7 @@ func main() {
 			}
 			args[k] = s
 		}
+		args[hooksecret.Field] = secret
 		t0 := time.Now()
 		res, err := hooks.CallTool(context.Background(), &mcp.CallToolParams{Name: "hook", Arguments: args})
 		check(err)

@@ -232,7 +232,22 @@ func AdditionalContext(event, text string) string {
 	}})
 }
 
+// SessionStartOutput is SessionStart's answer: context for the model
+// (the working-state block), and a line for the user, which Claude Code
+// shows and the model does not see (systemMessage); either may be empty.
+func SessionStartOutput(context, userMessage string) string {
+	if context == "" && userMessage == "" {
+		return ""
+	}
+	out := hookOutput{SystemMessage: userMessage}
+	if context != "" {
+		out.HookSpecificOutput = &specific{HookEventName: SessionStart, AdditionalContext: context}
+	}
+	return encode(out)
+}
+
 type hookOutput struct {
+	SystemMessage      string    `json:"systemMessage,omitempty"`
 	HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
 }
 

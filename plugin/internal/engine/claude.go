@@ -67,9 +67,13 @@ func (h claudeHook) decide(d *decision, event string) {
 	case claude.SessionStart:
 		d.record(d.newEvent(event, abi.CategorySession, p.Cwd), "session start: "+p.Source)
 		h.indexTranscript(d, false) // a resumed session's earlier turns
-		if block := d.blockAt(p.Source); block != "" {
-			d.stdout = claude.AdditionalContext(event, block)
+		// The user hears when the tool hooks will not be answered (only
+		// Claude Code has mcp_tool hooks; the host says why).
+		warn := ""
+		if d.req.Harness == abi.HarnessClaudeCode {
+			warn = d.req.HookServer
 		}
+		d.stdout = claude.SessionStartOutput(d.blockAt(p.Source), warn)
 	case claude.PreCompact, claude.PostCompact:
 		// Neither can add context: Claude Code's SessionStart (source
 		// "compact") that follows gives the block, elsewhere the next
