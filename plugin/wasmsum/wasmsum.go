@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "57ea0a0d0f058c135b14c458e366feb1bab15ed2865a11138f0db96d2e4aa60a"
+const SHA256 = "9b9ce6092dfcc4527a5f7b39f0f2b492c905948821c2d09b341693b7cefa4e27"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/modeltext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -110,7 +111,7 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		var b strings.Builder
 		for _, h := range out.Results {
 			fmt.Fprintf(&b, "#%s %s %s %s (%d bytes, session %s)\n  %s\n", h.Ref, h.Time, h.Category,
-				orDash(h.Tool), h.ResponseBytes, h.Session, h.Snippet)
+				name(h.Tool), h.ResponseBytes, modeltext.Name(h.Session), modeltext.Escape(h.Snippet, 0))
 		}
 		if len(out.Results) == 0 {
 			fmt.Fprintf(&b, "No events match %q.", in.Query)
@@ -193,7 +194,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 		out.Session, out.Project = anchor.Session, anchor.Cwd
 		out.Events = []ContextEvent{}
 		var b strings.Builder
-		fmt.Fprintf(&b, "session %s, project %s\n", anchor.Session, orDash(anchor.Cwd))
+		fmt.Fprintf(&b, "session %s, project %s\n", modeltext.Name(anchor.Session), path(anchor.Cwd))
 		for _, e := range evs {
 			ce := ContextEvent{ID: e.ID, Time: rfc3339(e.TimeMS), Category: e.Category, HookEvent: e.HookEvent,
 				Tool: e.Tool, Server: e.Server, Args: e.Args, ResponseBytes: e.ResponseBytes,
@@ -203,7 +204,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 			if ce.Anchor {
 				mark = ">"
 			}
-			fmt.Fprintf(&b, "%s #%d %s %s %s %s\n    %s\n", mark, e.ID, ce.Time, e.Category, orDash(e.Tool), e.Args, ce.Preview)
+			fmt.Fprintf(&b, "%s #%d %s %s %s %s\n    %s\n", mark, e.ID, ce.Time, e.Category, name(e.Tool), modeltext.Escape(e.Args, 0), modeltext.Escape(ce.Preview, 0))
 		}
 		out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(evs), len(evs)
 		return b.String(), nil
@@ -308,7 +309,7 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 				"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, orDash(e.Tool), rfc3339(e.TimeMS), e.Session, start, end, total)
+		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, name(e.Tool), rfc3339(e.TimeMS), modeltext.Name(e.Session), start, end, total)
 		if end < total {
 			fmt.Fprintf(&b, " (next page: offset %d)", end)
 		}
@@ -420,7 +421,7 @@ func chunkContext(st *store.Store, id int64, before, after int, out *ContextOut)
 	out.Session, out.Project = anchor.Session, anchor.Cwd
 	out.Events = []ContextEvent{}
 	var b strings.Builder
-	fmt.Fprintf(&b, "session %s, project %s (transcript)\n", anchor.Session, orDash(anchor.Cwd))
+	fmt.Fprintf(&b, "session %s, project %s (transcript)\n", modeltext.Name(anchor.Session), path(anchor.Cwd))
 	for _, c := range cs {
 		ce := ContextEvent{ID: c.ID, Time: rfc3339(c.TimeMS), Category: store.CategoryTranscript, HookEvent: "turn",
 			ResponseBytes: c.Bytes, Preview: preview(c.Text, 300), Anchor: c.ID == id}
@@ -429,7 +430,7 @@ func chunkContext(st *store.Store, id int64, before, after int, out *ContextOut)
 		if ce.Anchor {
 			mark = ">"
 		}
-		fmt.Fprintf(&b, "%s #c%d %s turn\n    %s\n", mark, c.ID, ce.Time, ce.Preview)
+		fmt.Fprintf(&b, "%s #c%d %s turn\n    %s\n", mark, c.ID, ce.Time, modeltext.Escape(ce.Preview, 0))
 	}
 	out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(cs), len(cs)
 	return b.String(), nil
@@ -532,3 +533,11 @@ func preview(s string, n int) string {
 	}
 	return s[:cut] + "…"
 }
+
+// name is a stored tool name as a listing for the model shows it: escaped
+// (a name that held a newline would start a listing line of its own), "-"
+// when there is none.
+func name(s string) string { return orDash(modeltext.Name(s)) }
+
+// path is a stored directory as a listing shows it, escaped and bounded.
+func path(s string) string { return orDash(modeltext.Escape(s, 300)) }
