@@ -74,7 +74,7 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		defer cancel()
 		return d.Decide(ctx, harness, event, payload)
 	}
-	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide})
+	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Spool: p.SpoolDir(), Version: Version(), Decide: decide})
 	// A hook's payload may be as large as any hook's (hookproto.MaxInput,
 	// its strings escaped once more inside the tools/call): past the SDK's
 	// default line limit the server would end, and every later hook and

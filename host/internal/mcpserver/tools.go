@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/host/store/spool"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/modeltext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -261,14 +262,22 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		return nil, EventOut{}, fmt.Errorf("length: %v", err)
 	}
 	return call(s, "get_event", in, func(o *EventOut) *Meta { return &o.Meta }, func(st *store.Store, out *EventOut) (string, error) {
-		if st == nil {
-			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
-		}
 		// The body is read a page at a time: a body stored in parts is
 		// never loaded whole.
 		var e store.Event
 		var read func(off, n int64) (string, error)
-		if id, ok := chunkRef(ref); ok {
+		if ev, ok := s.spooled(st, ref); ok {
+			e = store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
+			read = func(off, n int64) (string, error) {
+				body := ev.Text
+				if in.Raw || ev.Text == "" {
+					body = ev.Response
+				}
+				return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
+			}
+		} else if st == nil {
+			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
+		} else if id, ok := chunkRef(ref); ok {
 			c, err := st.ChunkByID(id)
 			if err != nil {
 				return "", notFound(err, ref)
@@ -309,7 +318,12 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 				"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, name(e.Tool), rfc3339(e.TimeMS), modeltext.Name(e.Session), start, end, total)
+		if e.ID == 0 {
+			fmt.Fprintf(&b, "event %s (not in the store yet)", modeltext.Name(e.Key))
+		} else {
+			fmt.Fprintf(&b, "event #%d", e.ID)
+		}
+		fmt.Fprintf(&b, " %s %s, session %s, bytes %d-%d of %d", name(e.Tool), rfc3339(e.TimeMS), modeltext.Name(e.Session), start, end, total)
 		if end < total {
 			fmt.Fprintf(&b, " (next page: offset %d)", end)
 		}
@@ -541,3 +555,26 @@ func name(s string) string { return orDash(modeltext.Name(s)) }
 
 // path is a stored directory as a listing shows it, escaped and bounded.
 func path(s string) string { return orDash(modeltext.Escape(s, 300)) }
+
+// spooled returns the event a key names when it is not in the store (st,
+// nil when the store cannot be read) but waits in the spool: a pointer
+// names its event before the writer stores it, and while the store is
+// damaged (it may open and fail on the read). The store is asked again
+// after the spool, for an event that moved in between.
+func (s *Server) spooled(st *store.Store, ref string) (abi.Event, bool) {
+	if s.opts.Spool == "" || !strings.HasPrefix(ref, "e") {
+		return abi.Event{}, false
+	}
+	inStore := func() bool {
+		_, err := st.EventByRef(ref) // a damaged store may open, and fail here
+		return err == nil
+	}
+	if st != nil && inStore() {
+		return abi.Event{}, false
+	}
+	ev, ok := spool.Find(s.opts.Spool, ref)
+	if ok && st != nil && inStore() {
+		return abi.Event{}, false
+	}
+	return ev, ok
+}
