@@ -141,3 +141,10 @@ func TightenFile(path string) {
 		protect(path, false)
 	}
 }
+
+// MayCreate: Windows has no root running with another user's profile the
+// way a Unix root runs with HOME set; the ACL checks of Dir apply.
+func MayCreate(dir string) error { return nil }
+
+// Owner has no uid to give on Windows.
+func Owner(path string) (int, bool) { return 0, false }
