@@ -178,7 +178,9 @@ func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Durat
 	cached := false
 	if o.CacheDir != "" {
 		owned.PrivateFiles()
-		if err := os.MkdirAll(o.CacheDir, 0o700); err == nil && safeCache(o) {
+		if err := owned.MayCreate(o.CacheDir); err != nil {
+			warn(o, "ctxhook: not using the compilation cache ("+err.Error()+"): the plugin is compiled in memory, which takes longer")
+		} else if err := os.MkdirAll(o.CacheDir, 0o700); err == nil && safeCache(o) {
 			if cache, err := wazero.NewCompilationCacheWithDir(o.CacheDir); err == nil {
 				rc = rc.WithCompilationCache(cache)
 				cached = true

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "f371b09c5cd09bfe82938ff591a8364800d4d4900da58bf9ca9db75efcc7260e"
+const SHA256 = "d50ae0c55390448c2eb9d2ec0da8dd688c6c5d043c941f6ee454ed3bfebb36b3"

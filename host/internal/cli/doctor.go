@@ -76,6 +76,10 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			bad("%v: %s", err, d.what)
 		}
 	}
+	for _, l := range leftovers(env.Getenv, p) {
+		bad("%s is owned by uid %d, not by %s: ctxhook cannot write there (a root run left it?); mend it with: sudo chown -R %s: %s",
+			l.path, l.uid, l.owner, shellQuote(l.owner), shellQuote(l.path))
+	}
 	if err := daemon.Supported(); err != nil {
 		info("%v (slower: see docs/speed.md)", strings.TrimPrefix(err.Error(), "daemon: "))
 	} else if env.Getenv("CTXHOOK_NO_DAEMON") != "" {

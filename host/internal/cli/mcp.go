@@ -86,7 +86,7 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return d.Decide(ctx, harness, event, payload)
 	}
 	secret := func() (string, error) { return hooksecret.Read(hooksecret.Path(p.Data)) }
-	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Version: Version(), Decide: decide, HookSecret: secret})
+	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Spool: p.SpoolDir(), Version: Version(), Decide: decide, HookSecret: secret})
 	// A hook's payload may be as large as any hook's (hookproto.MaxInput,
 	// its strings escaped once more inside the tools/call): past the SDK's
 	// default line limit the server would end, and every later hook and

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 )
 
 // Journal remembers every file install changes: the file as it was before
@@ -91,6 +93,9 @@ func (j Journal) load(path string) (record, bool) {
 }
 
 func (j Journal) save(r record) error {
+	if err := owned.MayCreate(j.Dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(j.Dir, 0o700); err != nil {
 		return fmt.Errorf("install: journal: %w", err)
 	}

@@ -55,6 +55,11 @@ type Options struct {
 	// HookSecret reads the per-install secret a hook call must carry
 	// (hooksecret.Read); nil, or an error, refuses every hook call.
 	HookSecret func() (string, error)
+
+	// Spool is the spool directory: get_event serves an event from there
+	// until it is in the store (a pointer is given before the event is
+	// stored, and while the store cannot take it).
+	Spool string
 }
 
 // Meta is the machine-readable part of every answer.
@@ -148,18 +153,24 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 	defer s.stMu.Unlock()
 	st := s.store()
 	idx := indexState{}
+	var unreadable error
 	if st != nil {
 		var err error
 		if idx, err = readIndex(st); err != nil {
 			s.dropStore()
-			if st = s.store(); st == nil {
-				return nil, out, fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
+			if st = s.store(); st != nil {
+				if idx, err = readIndex(st); err != nil {
+					s.dropStore()
+					st = nil
+				}
 			}
-			if idx, err = readIndex(st); err != nil {
-				s.dropStore()
-				return nil, out, fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
+			if st == nil {
+				// A damaged store: answer from what waits in the spool.
+				unreadable = fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
 			}
 		}
+	} else if _, err := os.Stat(s.opts.DB); err == nil {
+		unreadable = fmt.Errorf("the store %s cannot be opened", s.opts.DB)
 	}
 	var err error
 	key := name + "\x00" + fmt.Sprintf("%#v", in)
@@ -175,6 +186,9 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 			text, err = answer(nil, &out)
 		} else {
 			text, err = answer(st, &out)
+		}
+		if err != nil && unreadable != nil {
+			err = fmt.Errorf("%v (%v; ctxhook doctor)", err, unreadable)
 		}
 		if err != nil {
 			return nil, out, err
@@ -198,6 +212,8 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 	}
 	m.Warnings = append([]Warning{}, m.Warnings...)
 	switch {
+	case unreadable != nil:
+		m.Warnings = append(m.Warnings, Warning{"STORE_UNREADABLE", unreadable.Error() + ": only events not yet stored (the spool) are served; ctxhook doctor", "error"})
 	case idx.events == 0:
 		m.Warnings = append(m.Warnings, Warning{"INDEX_EMPTY", "nothing has been captured yet: are ctxhook's hooks installed? (ctxhook doctor <harness>)", "warning"})
 	case now.Sub(time.UnixMilli(idx.newestMS)) > StaleAfter:

@@ -12,7 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/host/store/spool"
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ctxhook/ctxhook/plugin/modeltext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -110,7 +112,7 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		var b strings.Builder
 		for _, h := range out.Results {
 			fmt.Fprintf(&b, "#%s %s %s %s (%d bytes, session %s)\n  %s\n", h.Ref, h.Time, h.Category,
-				orDash(h.Tool), h.ResponseBytes, h.Session, h.Snippet)
+				name(h.Tool), h.ResponseBytes, modeltext.Name(h.Session), modeltext.Escape(h.Snippet, 0))
 		}
 		if len(out.Results) == 0 {
 			fmt.Fprintf(&b, "No events match %q.", in.Query)
@@ -193,7 +195,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 		out.Session, out.Project = anchor.Session, anchor.Cwd
 		out.Events = []ContextEvent{}
 		var b strings.Builder
-		fmt.Fprintf(&b, "session %s, project %s\n", anchor.Session, orDash(anchor.Cwd))
+		fmt.Fprintf(&b, "session %s, project %s\n", modeltext.Name(anchor.Session), path(anchor.Cwd))
 		for _, e := range evs {
 			ce := ContextEvent{ID: e.ID, Time: rfc3339(e.TimeMS), Category: e.Category, HookEvent: e.HookEvent,
 				Tool: e.Tool, Server: e.Server, Args: e.Args, ResponseBytes: e.ResponseBytes,
@@ -203,7 +205,7 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 			if ce.Anchor {
 				mark = ">"
 			}
-			fmt.Fprintf(&b, "%s #%d %s %s %s %s\n    %s\n", mark, e.ID, ce.Time, e.Category, orDash(e.Tool), e.Args, ce.Preview)
+			fmt.Fprintf(&b, "%s #%d %s %s %s %s\n    %s\n", mark, e.ID, ce.Time, e.Category, name(e.Tool), modeltext.Escape(e.Args, 0), modeltext.Escape(ce.Preview, 0))
 		}
 		out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(evs), len(evs)
 		return b.String(), nil
@@ -260,14 +262,22 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		return nil, EventOut{}, fmt.Errorf("length: %v", err)
 	}
 	return call(s, "get_event", in, func(o *EventOut) *Meta { return &o.Meta }, func(st *store.Store, out *EventOut) (string, error) {
-		if st == nil {
-			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
-		}
 		// The body is read a page at a time: a body stored in parts is
 		// never loaded whole.
 		var e store.Event
 		var read func(off, n int64) (string, error)
-		if id, ok := chunkRef(ref); ok {
+		if ev, ok := s.spooled(st, ref); ok {
+			e = store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
+			read = func(off, n int64) (string, error) {
+				body := ev.Text
+				if in.Raw || ev.Text == "" {
+					body = ev.Response
+				}
+				return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
+			}
+		} else if st == nil {
+			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
+		} else if id, ok := chunkRef(ref); ok {
 			c, err := st.ChunkByID(id)
 			if err != nil {
 				return "", notFound(err, ref)
@@ -308,7 +318,12 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 				"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "event #%d %s %s, session %s, bytes %d-%d of %d", e.ID, orDash(e.Tool), rfc3339(e.TimeMS), e.Session, start, end, total)
+		if e.ID == 0 {
+			fmt.Fprintf(&b, "event %s (not in the store yet)", modeltext.Name(e.Key))
+		} else {
+			fmt.Fprintf(&b, "event #%d", e.ID)
+		}
+		fmt.Fprintf(&b, " %s %s, session %s, bytes %d-%d of %d", name(e.Tool), rfc3339(e.TimeMS), modeltext.Name(e.Session), start, end, total)
 		if end < total {
 			fmt.Fprintf(&b, " (next page: offset %d)", end)
 		}
@@ -420,7 +435,7 @@ func chunkContext(st *store.Store, id int64, before, after int, out *ContextOut)
 	out.Session, out.Project = anchor.Session, anchor.Cwd
 	out.Events = []ContextEvent{}
 	var b strings.Builder
-	fmt.Fprintf(&b, "session %s, project %s (transcript)\n", anchor.Session, orDash(anchor.Cwd))
+	fmt.Fprintf(&b, "session %s, project %s (transcript)\n", modeltext.Name(anchor.Session), path(anchor.Cwd))
 	for _, c := range cs {
 		ce := ContextEvent{ID: c.ID, Time: rfc3339(c.TimeMS), Category: store.CategoryTranscript, HookEvent: "turn",
 			ResponseBytes: c.Bytes, Preview: preview(c.Text, 300), Anchor: c.ID == id}
@@ -429,7 +444,7 @@ func chunkContext(st *store.Store, id int64, before, after int, out *ContextOut)
 		if ce.Anchor {
 			mark = ">"
 		}
-		fmt.Fprintf(&b, "%s #c%d %s turn\n    %s\n", mark, c.ID, ce.Time, ce.Preview)
+		fmt.Fprintf(&b, "%s #c%d %s turn\n    %s\n", mark, c.ID, ce.Time, modeltext.Escape(ce.Preview, 0))
 	}
 	out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(cs), len(cs)
 	return b.String(), nil
@@ -531,4 +546,35 @@ func preview(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// name is a stored tool name as a listing for the model shows it: escaped
+// (a name that held a newline would start a listing line of its own), "-"
+// when there is none.
+func name(s string) string { return orDash(modeltext.Name(s)) }
+
+// path is a stored directory as a listing shows it, escaped and bounded.
+func path(s string) string { return orDash(modeltext.Escape(s, 300)) }
+
+// spooled returns the event a key names when it is not in the store (st,
+// nil when the store cannot be read) but waits in the spool: a pointer
+// names its event before the writer stores it, and while the store is
+// damaged (it may open and fail on the read). The store is asked again
+// after the spool, for an event that moved in between.
+func (s *Server) spooled(st *store.Store, ref string) (abi.Event, bool) {
+	if s.opts.Spool == "" || !strings.HasPrefix(ref, "e") {
+		return abi.Event{}, false
+	}
+	inStore := func() bool {
+		_, err := st.EventByRef(ref) // a damaged store may open, and fail here
+		return err == nil
+	}
+	if st != nil && inStore() {
+		return abi.Event{}, false
+	}
+	ev, ok := spool.Find(s.opts.Spool, ref)
+	if ok && st != nil && inStore() {
+		return abi.Event{}, false
+	}
+	return ev, ok
 }

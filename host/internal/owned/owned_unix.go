@@ -197,3 +197,43 @@ func linkMine(p string, fi fs.FileInfo) error {
 	}
 	return nil
 }
+
+// MayCreate refuses to create dir (or anything under it) as root inside
+// a directory tree of another user: a hook run as root with a user's HOME
+// (env -i HOME=~user ctxhook hook ...) would leave root-owned
+// directories there, a spool the user's own hooks then cannot write.
+// The nearest directory of dir that exists decides whose tree it is.
+// For any other user it returns nil: the kernel and Dir do the checking.
+func MayCreate(dir string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(abs); err == nil {
+		return nil // nothing to create: Dir judges what exists
+	}
+	for p := abs; ; p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			if uid, ok := owner(fi); ok && uid != 0 {
+				return fmt.Errorf("not creating %s as root: %s belongs to uid %d (run ctxhook as that user)", abs, p, uid)
+			}
+			return nil
+		}
+		if p == filepath.Dir(p) {
+			return nil
+		}
+	}
+}
+
+// Owner returns the uid that owns path (not following a link).
+func Owner(path string) (int, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0, false
+	}
+	return owner(fi)
+}

@@ -144,3 +144,10 @@ func TightenFile(path string) {
 
 // linkMine: the symbolic link p is this user's and only theirs to change.
 func linkMine(p string, fi fs.FileInfo) error { return foreign(p, fi) }
+
+// MayCreate: Windows has no root running with another user's profile the
+// way a Unix root runs with HOME set; the ACL checks of Dir apply.
+func MayCreate(dir string) error { return nil }
+
+// Owner has no uid to give on Windows.
+func Owner(path string) (int, bool) { return 0, false }

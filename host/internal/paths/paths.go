@@ -74,6 +74,11 @@ func EnsureDir(dir string) error {
 		}
 		created = append(created, d)
 	}
+	if len(created) > 0 {
+		if err := owned.MayCreate(dir); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}

@@ -331,3 +331,70 @@ func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan st
 		}
 	}
 }
+
+// Find returns the event stored under key in a spool file of dir, for
+// ctxhook mcp while the store cannot take it: a shaped response's pointer
+// names its event before it is stored (the daemon answers first), or
+// while the store is damaged, and the model must get the event either
+// way. Spool files hold events as the store would (redacted by the
+// plugin, 0600, the user's), so serving one shows nothing the store
+// would not. Files being replayed are read too; a file that moves away
+// mid-read is skipped, its event is in the store by then.
+func Find(dir, key string) (abi.Event, bool) {
+	if key == "" {
+		return abi.Event{}, false
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	replaying, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.replaying-*"))
+	for _, f := range append(files, replaying...) {
+		if ev, ok := findIn(f, key); ok {
+			return ev, true
+		}
+	}
+	return abi.Event{}, false
+}
+
+// findIn reads one spool file for the event under key. A batch whose
+// line does not name the key is not read further than its line: its
+// blobs are skipped unread.
+func findIn(name, key string) (abi.Event, bool) {
+	fh, err := os.Open(name)
+	if err != nil {
+		return abi.Event{}, false
+	}
+	defer fh.Close()
+	r := bufio.NewReaderSize(fh, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err != nil {
+				return abi.Event{}, false
+			}
+			continue
+		}
+		var head spooled
+		if json.Unmarshal(line, &head) != nil {
+			return abi.Event{}, false
+		}
+		if !slices.ContainsFunc(head.Events, func(e abi.Event) bool { return e.Key == key }) {
+			skip := int64(0)
+			for _, b := range head.Blobs {
+				skip += int64(b.Bytes)
+			}
+			if _, err := io.CopyN(io.Discard, r, skip); err != nil {
+				return abi.Event{}, false
+			}
+			continue
+		}
+		s, err := readSpooled(bufio.NewReader(io.MultiReader(bytes.NewReader(line), r)))
+		if err != nil {
+			return abi.Event{}, false
+		}
+		for _, e := range s.Events {
+			if e.Key == key {
+				return e, true
+			}
+		}
+		return abi.Event{}, false
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/internal/claude"
 	"github.com/ctxhook/ctxhook/plugin/internal/gemini"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
+	"github.com/ctxhook/ctxhook/plugin/modeltext"
 )
 
 // claudeHook is one Claude Code (or Codex CLI) hook call.
@@ -107,7 +108,7 @@ func (h claudeHook) overflow(d *decision, c *toolCall) {
 	}
 	content, err := d.file(ov.Path)
 	if err != nil {
-		d.stderr = "the result Claude Code saved to " + ov.Path + " was not read (" + err.Error() + "); only its stub is stored"
+		d.stderr = "the result Claude Code saved to " + modeltext.Escape(ov.Path, 300) + " was not read (" + err.Error() + "); only its stub is stored"
 		return
 	}
 	c.file, c.fileJSON = &content, ov.JSON

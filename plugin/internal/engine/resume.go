@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
+	"github.com/ctxhook/ctxhook/plugin/modeltext"
 )
 
 // The working-state block: after the harness compacted the model's
@@ -183,6 +184,9 @@ func (d *decision) resumeBlock(why string) string {
 		return true
 	}
 	if len(relayed) > 0 {
+		for i, name := range relayed {
+			relayed[i] = modeltext.Name(name)
+		}
 		add("- ctxhook adds the session token to every call of: " + strings.Join(relayed, ", ") +
 			". Never type or ask for these tokens.\n")
 	}
@@ -196,9 +200,11 @@ func (d *decision) resumeBlock(why string) string {
 		if add("- Responses captured earlier (get_event with its id returns one, no server call):\n") {
 			for _, i := range order {
 				r := d.state.Recent[i]
-				line := "  - " + r.Key + ": " + r.Server + " " + r.Tool
+				// Every part is escaped: a name or an argument that held a
+				// newline would otherwise start a line of its own here.
+				line := "  - " + modeltext.Name(r.Key) + ": " + modeltext.Name(r.Server) + " " + modeltext.Name(r.Tool)
 				if r.Title != "" {
-					line += " " + r.Title
+					line += " " + modeltext.Escape(r.Title, 2*titleBytes)
 				}
 				if r.Uses > 0 {
 					line += " (used " + strconv.Itoa(r.Uses) + "x)"
@@ -212,7 +218,7 @@ func (d *decision) resumeBlock(why string) string {
 	if len(d.state.Searches) > 0 {
 		quoted := make([]string, 0, len(d.state.Searches))
 		for i := len(d.state.Searches) - 1; i >= 0; i-- {
-			quoted = append(quoted, strconv.Quote(d.state.Searches[i]))
+			quoted = append(quoted, modeltext.Quote(d.state.Searches[i], queryBytes))
 		}
 		for n := len(quoted); n > 0 && !add("- Last searches: "+strings.Join(quoted[:n], ", ")+"\n"); n-- {
 		}

@@ -150,7 +150,11 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 				d.state.remember(h, ev.Key)
 				d.dirty = true
 			}
-			d.state.noteRecent(recentCall{Key: ev.Key, Server: c.server, Tool: c.mcpTool, Title: callTitle(ev.Args, d.tokenArg(c.server))})
+			// State keeps names as the store does, redacted: a tool named
+			// get?api_key=... must not leave its key in a session file.
+			server, _ := d.redactor().String(c.server)
+			tool, _ := d.redactor().String(c.mcpTool)
+			d.state.noteRecent(recentCall{Key: ev.Key, Server: server, Tool: tool, Title: callTitle(ev.Args, d.tokenArg(c.server))})
 			d.dirty = true
 			if canReplace && c.file == nil { // a file's stub is all the model got already
 				replacement = d.shape(c, ev)

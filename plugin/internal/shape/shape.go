@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
+	"github.com/ctxhook/ctxhook/plugin/modeltext"
 )
 
 // Threshold returns the size above which server's responses are shaped,
@@ -60,6 +61,7 @@ func Head(text string, max int) string {
 // Shaped is what the model gets instead of a response of total bytes.
 func Shaped(text string, max int, key string, total int) string {
 	head := Head(text, max)
+	key = modeltext.Name(key) // a key is ctxhook's own, but text for the model is escaped all the same
 	return head + "\n\n[ctxhook: showing " + strconv.Itoa(len(head)) + " of " + strconv.Itoa(total) +
 		" bytes to save context. The full response is stored as event " + key +
 		": call ctxhook's get_event with id \"" + key + "\" (or run `ctxhook show " + key + "`), or search it.]"
@@ -105,6 +107,7 @@ func CallHash(server, tool string, args json.RawMessage, ignore ...string) strin
 
 // RefetchHint tells the model an identical call was answered before.
 func RefetchHint(key string) string {
+	key = modeltext.Name(key)
 	return "ctxhook: this exact call was already answered in this session; the response is stored as event " + key +
 		". get_event with id \"" + key + "\" returns it without calling the server again (the call still runs if you go ahead)."
 }
