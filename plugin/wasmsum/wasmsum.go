@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "57ea0a0d0f058c135b14c458e366feb1bab15ed2865a11138f0db96d2e4aa60a"
+const SHA256 = "17d21dfa09069f214f29f45d3ad71e85c3872619390ea6696c998545ef371076"

@@ -76,15 +76,10 @@ func judgeRun(s string, a, b int) (edit, bool) {
 	if k := strings.IndexByte(s[a:b], '='); k > 0 && isKeyName(s[a:a+k]) && b-(a+k+1) >= 8 {
 		v0, v1 := trimValue(s, a+k+1, b)
 		param := a == 0 || strings.IndexByte("?&;#", s[a-1]) >= 0
-		return judgeValue(s, v0, v1, s[a:a+k], param, nil)
+		return judgeValue(s, v0, v1, s[a:a+k], param, false)
 	}
 	v0, v1 := trimValue(s, a, b)
-	words := wordsBefore(s, a)
-	key := ""
-	if len(words) > 0 {
-		key = words[0]
-	}
-	return judgeValue(s, v0, v1, key, false, words)
+	return judgeValue(s, v0, v1, "", false, true)
 }
 
 // trimValue drops what ends a sentence or a URL from a value: trailing
@@ -96,32 +91,44 @@ func trimValue(s string, a, b int) (int, int) {
 	return a, b
 }
 
-// judgeValue decides on the value s[a:b] under key (the word or name just
-// before it; words, for prose, are the words before it, nearest first).
-// param: the key is a URL parameter's name.
-func judgeValue(s string, a, b int, key string, param bool, words []string) (edit, bool) {
+// judgeValue decides on the value s[a:b] under key (a name glued to it
+// by '='; param: a URL parameter's name) or, with prose, after the words
+// before it. The tests that need no words come first and cost no
+// allocation: most runs end there.
+func judgeValue(s string, a, b int, key string, param, prose bool) (edit, bool) {
 	v := s[a:b]
 	if len(v) < 8 {
 		return edit{}, false
 	}
-	lk := strings.ToLower(key)
-	if param && signingParam(lk) && len(v) >= 10 && entropy(v) >= 2.5 {
+	if param && signingParam(key) && len(v) >= 10 && entropy(v) >= 2.5 {
 		return edit{a, b, "[REDACTED:" + kindSigned + "]"}, true
 	}
+	if len(v) < minToken {
+		return edit{}, false
+	}
+	pref := prefixedToken(v)
+	if !pref && !randomish(v, minToken) {
+		return edit{}, false
+	}
+	var words []string
+	if prose {
+		words = wordsBefore(s, a)
+		if len(words) > 0 {
+			key = words[0]
+		}
+	}
+	lk := strings.ToLower(key)
 	last := lastWord(lk)
 	if keyIDName(lk) && randomish(v, 16) && nearAccount(s, a, b) {
 		return edit{a, b, "[REDACTED:" + kindKeyID + "]"}, true
 	}
-	if identifierWord(last) || len(v) < minToken {
+	if identifierWord(last) {
 		return edit{}, false
 	}
-	if prefixedToken(v) {
+	if pref {
 		return edit{a, b, "[REDACTED:" + kindPrefixed + "]"}, true
 	}
-	if credentialKey(lk, last) && randomish(v, minToken) {
-		return edit{a, b, "[REDACTED:" + kindCredential + "]"}, true
-	}
-	if credentialPhrase(words) && randomish(v, minToken) || usingBefore(words) && strongRandom(v) {
+	if credentialKey(lk, last) || credentialPhrase(words) || usingBefore(words) && strongRandom(v) {
 		return edit{a, b, "[REDACTED:" + kindCredential + "]"}, true
 	}
 	return edit{}, false
@@ -141,8 +148,15 @@ func isKeyName(k string) bool {
 }
 
 // signingParam: a URL parameter that carries a signature or a token.
-func signingParam(k string) bool {
-	switch k {
+func signingParam(key string) bool {
+	if len(key) > 24 {
+		return false
+	}
+	var buf [24]byte
+	for i := 0; i < len(key); i++ {
+		buf[i] = lowerTab[key[i]]
+	}
+	switch string(buf[:len(key)]) {
 	case "sig", "signature", "x-amz-signature", "x-goog-signature", "x-amz-security-token", "x-goog-credential",
 		"token", "access_token", "id_token", "refresh_token", "auth_token", "api_key", "apikey", "api-key",
 		"client_secret", "secret", "password", "code_verifier", "x-ms-signature", "sas", "sastoken":
@@ -182,8 +196,18 @@ func identifierWord(w string) bool {
 // keyIDName: a key naming a key's id (GCP's private_key_id, key_id,
 // access_key_id): public alone, a credential's half next to its account.
 func keyIDName(lk string) bool {
-	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(lk)
-	return strings.HasSuffix(n, "keyid") && len(n) <= 24
+	var buf [32]byte
+	n := 0
+	for i := 0; i < len(lk); i++ {
+		if c := lk[i]; c != '_' && c != '-' && c != '.' {
+			if n == len(buf) {
+				return false
+			}
+			buf[n] = c
+			n++
+		}
+	}
+	return n <= 24 && strings.HasSuffix(string(buf[:n]), "keyid")
 }
 
 // nearAccount: an account is named within 1 KiB of s[a:b]: an e-mail
