@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: cross wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -29,6 +29,9 @@ plugin: ## rebuild plugin/plugin.wasm and its .sha256 from plugin/
 
 rules: ## regenerate the redaction rules from gitleaks' catalogue (needs the Go module proxy), then make plugin
 	$(GO) run ./tools/gitleaksgen -version v8.30.1 -o plugin/internal/redact/gitleaks_gen.go
+
+wordgrams: ## regenerate the letter-pair table the shape stage reads words by (from ctxhook's own docs and names), then make plugin
+	$(GO) run ./tools/wordgrams -o plugin/internal/redact/wordgrams_gen.go
 
 verify.wasm: ## fail if the committed plugin.wasm differs from a fresh build
 	@tmp=$$(mktemp -d) && \

@@ -253,7 +253,7 @@ func credentialKey(lk, last string) bool {
 		return true
 	case "key":
 		for _, q := range []string{"public", "cache", "sort", "partition", "primary", "foreign", "object", "row", "idempotency",
-			"dedup", "lookup", "routing", "hash", "shard", "map", "group", "s3", "storage_object", "ssh"} {
+			"dedup", "lookup", "routing", "hash", "shard", "map", "group", "s3", "storage_object", "ssh", "blob"} {
 			if strings.Contains(lk, q) {
 				return false
 			}
@@ -336,6 +336,9 @@ func usingBefore(words []string) bool {
 // needs a body of 32 bytes at least; a prefix of two segments or more
 // (Doppler's dp.st., sb_secret_, tskey-auth-) needs 20.
 func prefixedToken(v string) bool {
+	if hostLed(v) || len(v) >= 36 && isUUID(v[len(v)-36:]) {
+		return false
+	}
 	i, segs := 0, 0
 	var sep byte
 	for segs < 3 {
@@ -349,7 +352,7 @@ func prefixedToken(v string) bool {
 		if j == i || j >= len(v) || j-i > 10 || lower && upper || v[j] != '_' && v[j] != '-' && v[j] != '.' {
 			break
 		}
-		if segs == 0 && (j-i < 2 || !isLetter(v[i]) || identifierPrefix(strings.ToLower(v[i:j]))) {
+		if segs == 0 && (j-i < 2 || !isLetter(v[i]) || identifierPrefix(strings.ToLower(v[i:j])) || version(v[i:j])) {
 			return false
 		}
 		segs, sep, i = segs+1, v[j], j+1
@@ -360,14 +363,34 @@ func prefixedToken(v string) bool {
 	need, hexNeed := 20, 20
 	if segs == 1 {
 		// Hex after one word is also how ids and digests are named
-		// (batch_<md5>, trace-<32 hex>): 40 digits, or 32 after an
-		// abbreviation of 2 or 3 bytes, as vendors' prefixes are.
+		// (batch_<md5>, trace-<32 hex>, covmeta.<md5>): 40 digits, or
+		// 32 after an abbreviation of 2 or 3 bytes and '_' or '-', as
+		// vendors' prefixes are. A body after '_' or '-' names an
+		// object (Stripe's pi_<24>) unless it is 32 bytes or more; after
+		// '.' 20 will do (Vault's hvs.<24>), since a name in code
+		// (pkg.Identifier) reads as words and is left by randomBody.
 		need, hexNeed = 32, 40
-		if i <= 4 || sep == '.' {
+		if sep == '.' {
+			need = 20
+		} else if i <= 4 {
 			hexNeed = 32
 		}
 	}
 	return randomBody(v[i:], need, hexNeed)
+}
+
+// version: v and digits (v0.0.0-20170915032832-14c0d48ead0c, a Go
+// module's pseudo-version).
+func version(seg string) bool {
+	if seg[0] != 'v' && seg[0] != 'V' {
+		return false
+	}
+	for i := 1; i < len(seg); i++ {
+		if !isDigit(seg[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
@@ -441,7 +464,7 @@ func (st charStats) wordy() bool {
 // cases, and not the vowels of words. A file name (a hash in a bundle's
 // name) or a dotted name (a Java class, a host) is not a body.
 func randomBody(b string, need, hexNeed int) bool {
-	if fileName(b) || strings.Count(b, ".") > 1 {
+	if fileName(b) || strings.Count(b, ".") > 1 || dottedName(b) || isUUID(b) || dated(b) || constName(b) {
 		return false
 	}
 	st := statsOf(b)
@@ -451,7 +474,19 @@ func randomBody(b string, need, hexNeed int) bool {
 	if st.hexOnly() {
 		return st.n >= hexNeed && st.digit > 0 && st.hexLetters > 0 && entropy(b) >= 3.0
 	}
-	return (st.digit > 0 || st.lower > 1 && st.upper > 1) && !st.wordy() && entropy(b) >= 3.5
+	return (st.digit > 0 || st.lower > 1 && st.upper > 1) && !st.wordy() && entropy(b) >= 3.5 && !wordlike(b) && !isUUID(b) && !sequence(b)
+}
+
+// sequence: a third of v's bytes follow their predecessor in the
+// alphabet (ABCDEFGHIJ..., 0123456789): a test's alphabet, not a key.
+func sequence(v string) bool {
+	n := 0
+	for i := 1; i < len(v); i++ {
+		if v[i] == v[i-1]+1 {
+			n++
+		}
+	}
+	return n*3 >= len(v)
 }
 
 // fileName: ends with an extension (a hash in a bundle's name, a path).
@@ -473,7 +508,7 @@ func allLower(s string) bool {
 // UUID or a path, and random (hex of 16 or more, or entropy with digits
 // or both cases).
 func randomish(v string, min int) bool {
-	if len(v) < min || isUUID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) {
+	if len(v) < min || isUUID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v) || publicKeyDER(v) {
 		return false
 	}
 	st := statsOf(v)
@@ -481,9 +516,10 @@ func randomish(v string, min int) bool {
 		return false
 	}
 	if st.hexOnly() {
-		return st.digit > 0 && st.hexLetters > 0 && entropy(v) >= 2.8
+		// A number (1.5E+10) is not hex: random hex is a third letters.
+		return st.digit > 0 && st.hexLetters*8 >= st.n && entropy(v) >= 2.8
 	}
-	return (st.digit > 0 || st.lower > 1 && st.upper > 1) && !st.wordy() && entropy(v) >= 3.3
+	return (st.digit > 0 || st.lower > 1 && st.upper > 1) && !st.wordy() && entropy(v) >= 3.3 && !wordlike(v) && !sequence(v)
 }
 
 // strongRandom: a bare token that is random beyond doubt: 32 bytes or
@@ -493,7 +529,7 @@ func strongRandom(v string) bool {
 		return false
 	}
 	st := statsOf(v)
-	return !st.slash && st.other*8 <= st.n && st.lower > 2 && st.upper > 2 && st.digit > 1 && !st.wordy() && entropy(v) >= 4.2
+	return !st.slash && st.other*8 <= st.n && st.lower > 2 && st.upper > 2 && st.digit > 1 && !st.wordy() && entropy(v) >= 4.2 && !wordlike(v)
 }
 
 // isUUID: 8-4-4-4-12 hex digits.
@@ -511,4 +547,86 @@ func isUUID(v string) bool {
 		}
 	}
 	return true
+}
+
+// dottedName: a name in code, with dots (in.sysStats.gcCyclesDone,
+// r.curfn.Nname.Type, dt.Iundefsym+dt.Nundefsym): every part between
+// the dots and operators starts with a letter and is short. Random
+// bodies hold no dots.
+func dottedName(v string) bool {
+	if strings.IndexByte(v, '.') < 0 {
+		return false
+	}
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && (isAlnum(v[j]) || v[j] == '_') {
+			j++
+		}
+		if j == i || j-i > 24 || !isLetter(v[i]) && v[i] != '_' {
+			return false
+		}
+		i = j + 1
+	}
+	return true
+}
+
+// hostLed: v starts with a host name and goes on with '/' or '+'
+// (golang.org/x/crypto/..., sum.golang.org+033de0ae+<public key>): a
+// path or a public verifier key, not a token.
+func hostLed(v string) bool {
+	k := strings.IndexAny(v, "/+")
+	if k <= 0 {
+		return false
+	}
+	h := v[:k]
+	dot := strings.LastIndexByte(h, '.')
+	if dot <= 0 || !allLower(h[dot+1:]) {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; !isLowerByte(c) && !isDigit(c) && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// dated: a body that starts with a date and time (20211021072330-...,
+// a revision's or a pseudo-version's), not a random one.
+func dated(b string) bool {
+	n := 0
+	for n < len(b) && isDigit(b[n]) {
+		n++
+	}
+	return n >= 8 && (strings.HasPrefix(b, "19") || strings.HasPrefix(b, "20"))
+}
+
+// publicKeyDER: the base64 of a public key's DER (SubjectPublicKeyInfo
+// of EC P-256/P-384, RSA, Ed25519): under a key's name, but public.
+func publicKeyDER(v string) bool {
+	for _, p := range []string{"MFkwEwYHKoZIzj0CAQ", "MHYwEAYHKoZIzj0CAQ", "MIGbMBAGByqGSM49AgE", "MIIBIjANBgkqhkiG9w0BAQEFAAOC", "MIICIjANBgkqhkiG9w0BAQEFAAOC", "MCowBQYDK2VwAyEA", "MIGfMA0GCSqGSIb3DQEBAQUAA4GN"} {
+		if strings.HasPrefix(v, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// constName: an upper-case constant's name, its words joined by '_'
+// (RSA_WITH_AES_128_GCM_SHA256): two '_' or more, no part over 12 bytes.
+func constName(b string) bool {
+	parts, n := 1, 0
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '_':
+			parts, n = parts+1, 0
+		case isUpperByte(c) || isDigit(c):
+			if n++; n > 12 {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return parts >= 3
 }

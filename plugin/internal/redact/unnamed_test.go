@@ -9,22 +9,31 @@ import (
 
 // TestUnnamedRecall: credentials in formats no rule names (see
 // secretcorpus.Unnamed: vendors' published shapes, gitleaks names none of
-// them), planted in prose, key = value, JSON and URLs. The aim is 99%;
-// 95% holds today: a one-word dotted prefix with a body under 32 bytes
-// (Vault's hvs. and hvr. of 24, Flagsmith's ser.) reads like
-// pkg.Identifier in code and is taken only after a credential word.
+// them), planted in prose, key = value, JSON and URLs: at least 99%
+// caught. The misses are random bodies that happen to read as words
+// (wordlike: about 0.5% of random bodies of 20 to 24 bytes).
 // TestRecall holds the formats rules name at 100%.
 func TestUnnamedRecall(t *testing.T) {
-	c := secretcorpus.Unnamed(40, 1)
 	if secretcorpus.UnnamedKinds() < 40 {
 		t.Fatalf("%d formats, want at least 40", secretcorpus.UnnamedKinds())
 	}
+	unnamedRecall(t, "tuned (seed 1)", secretcorpus.Unnamed(40, 1))
+}
+
+// TestUnnamedRecallHeldOut: the same formats, other values (seed 2, 200
+// of each), none of which was looked at while the stage was tuned.
+func TestUnnamedRecallHeldOut(t *testing.T) {
+	unnamedRecall(t, "held out (seed 2)", secretcorpus.Unnamed(200, 2))
+}
+
+func unnamedRecall(t *testing.T, name string, c []secretcorpus.Planted) {
 	missed := map[string]int{}
 	caught := 0
+	r := New()
 	for _, p := range c {
-		out, _ := New().String(p.Text)
+		out, _ := r.String(p.Text)
 		if secretcorpus.Leaked(out, p.Secret) {
-			if missed[p.Kind]++; missed[p.Kind] <= 2 {
+			if missed[p.Kind]++; missed[p.Kind] <= 1 {
 				t.Logf("%s survived: %q -> %q", p.Kind, p.Text, out)
 			}
 			continue
@@ -32,9 +41,9 @@ func TestUnnamedRecall(t *testing.T) {
 		caught++
 	}
 	recall := float64(caught) / float64(len(c))
-	t.Logf("unnamed formats: %d secrets over %d formats; caught %d (recall %.2f%%); missed by format: %v", len(c), secretcorpus.UnnamedKinds(), caught, 100*recall, missed)
-	if recall < 0.95 {
-		t.Errorf("recall %.2f%% < 95%%", 100*recall)
+	t.Logf("unnamed formats, %s: %d secrets over %d formats; caught %d (recall %.2f%%); missed by format: %v", name, len(c), secretcorpus.UnnamedKinds(), caught, 100*recall, missed)
+	if recall < 0.99 {
+		t.Errorf("recall %.2f%% < 99%%", 100*recall)
 	}
 }
 
@@ -97,6 +106,10 @@ func TestUnnamedShapes(t *testing.T) {
 		`{"private_key_id": "4bf92f3577b34da6a3ce929d0e0e47364bf92f35", "client_email": "ci@p.iam.gserviceaccount.com"}`,
 		"Log in to cloudflare using Q3r8ZbT1xW7mN2pL4kJ9hG6fD5sA1qZx-8Yc2Vb",
 		"the api key is 4bf92f3577b34da6a3ce929d0e0e4736",
+		// One dotted word and a short body, in bare prose.
+		"Deploy finished; hvs.CAESIJ4k9xQm2PbL9kZr4TfW was in the output.",
+		"hvr.x7Qm2PbL9kZr4TfWc8NvY3Hd",
+		"see (ser.Q3r8ZbT1xW7mN2pL4kJ9hG) above",
 	}
 	clean := []string{
 		"request_id=req_7f3a9b2c41 trace_id=4bf92f3577b34da6a3ce929d0e0e4736",
@@ -107,6 +120,17 @@ func TestUnnamedShapes(t *testing.T) {
 		`{"id": "resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b"}`,
 		`<link href="/assets/application-9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.css">`,
 		"pi_3MtwBwLkdIwHu7ix28a3tqPa cus_NffrFeUfNV2Hib",
+		// Names in code: generated op names, calls, paths, versions,
+		// constants, a verifier key (all from Go's own sources).
+		"\tcase ssa.OpAMD64VPADDQMasked256, ssa.OpAMD64ADDLconstmodifyidx4, ssa.OpAMD64PSHUFBbroadcast:",
+		"\tkey := strings.TrimSpace(line)\n\tsig := typecheck.NewMethodType(t)\n\tearlySecret = tls13.NewEarlySecret(h, psk)",
+		"\tout.scalar = in.sysStats.gcCyclesDone\n\tkey := r.curfn.Nname.Type",
+		`import cryptobyte_asn1 "golang.org/x/crypto/cryptobyte/asn1"`,
+		"require golang.org/x/text v0.0.0-20170915032832-14c0d48ead0c",
+		"\tcase tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256:",
+		`"sum.golang.org": "sum.golang.org+033de0ae+Ac4zctda0e5eza+HJyk9SxEdh+s3Ux18htTTAD8OuAn8",`,
+		"module.exports.warnWorkspaceAllowScripts = x; keyDetails: protobuf_specs_1.PublicKeyDetails.PKIX_ECDSA_P256_SHA_256,",
+		"gt_0387e636-5654-4910-9519-1f8326cf5ec0 and x00.ABCDEFGHIJKLMNOPQRSTUVWXYZ123456",
 	}
 	for _, s := range secret {
 		if out, _ := New().String(s); out == s || !strings.Contains(out, "[REDACTED") {
