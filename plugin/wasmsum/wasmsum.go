@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "1a4584635435bd096fe2727f74258278590a752a0b5beead5712009bbcd14d54"
+const SHA256 = "9593ec5ce5e1652d9d24db790984e775995811cc72308c2b34492ebbc985d36d"

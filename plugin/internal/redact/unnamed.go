@@ -75,8 +75,13 @@ func judgeRun(s string, a, b int) (edit, bool) {
 	// A value glued to its key: name=value, the name a key's bytes.
 	if k := strings.IndexByte(s[a:b], '='); k > 0 && isKeyName(s[a:a+k]) && b-(a+k+1) >= 8 {
 		v0, v1 := trimValue(s, a+k+1, b)
+		key := s[a : a+k]
 		param := a == 0 || strings.IndexByte("?&;#", s[a-1]) >= 0
-		return judgeValue(s, v0, v1, s[a:a+k], param, false)
+		// A URL in JSON from Go or a browser: '&' written \u0026.
+		if a > 0 && s[a-1] == '\\' && len(key) > 5 && key[:5] == "u0026" {
+			key, param = key[5:], true
+		}
+		return judgeValue(s, v0, v1, key, param, false)
 	}
 	v0, v1 := trimValue(s, a, b)
 	return judgeValue(s, v0, v1, "", false, true)

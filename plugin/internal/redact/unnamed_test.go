@@ -106,6 +106,8 @@ func TestUnnamedShapes(t *testing.T) {
 		`{"private_key_id": "4bf92f3577b34da6a3ce929d0e0e47364bf92f35", "client_email": "ci@p.iam.gserviceaccount.com"}`,
 		"Log in to cloudflare using Q3r8ZbT1xW7mN2pL4kJ9hG6fD5sA1qZx-8Yc2Vb",
 		"the api key is 4bf92f3577b34da6a3ce929d0e0e4736",
+		// A signed URL in JSON, '&' escaped as Go's encoder does.
+		`{"url": "https://a.blob.core.windows.net/c/x.csv?sv=2022-11-02\u0026sp=r\u0026sig=Q3r8ZbT1xW7mN2pL4kJ9hG6fD5sA1qZx%2BabC%3D"}`,
 		// One dotted word and a short body, in bare prose.
 		"Deploy finished; hvs.CAESIJ4k9xQm2PbL9kZr4TfW was in the output.",
 		"hvr.x7Qm2PbL9kZr4TfWc8NvY3Hd",
