@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: test-body cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: test-body cross wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
 
 all: build
 
@@ -29,6 +29,9 @@ plugin: ## rebuild plugin/plugin.wasm and its .sha256 from plugin/
 
 rules: ## regenerate the redaction rules from gitleaks' catalogue (needs the Go module proxy), then make plugin
 	$(GO) run ./tools/gitleaksgen -version v8.30.1 -o plugin/internal/redact/gitleaks_gen.go
+
+wordgrams: ## regenerate the letter-pair table the shape stage reads words by (from ctxhook's own docs and names), then make plugin
+	$(GO) run ./tools/wordgrams -o plugin/internal/redact/wordgrams_gen.go
 
 verify.wasm: ## fail if the committed plugin.wasm differs from a fresh build
 	@tmp=$$(mktemp -d) && \
@@ -180,7 +183,11 @@ soak: ## a long day: one proxy session of 20,000 relayed calls (1 KB-1 MiB) and 
 chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer)
 	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
 
-bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB) and first answer
+bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, TestRecallMore) and on 63 formats no rule names (tuned and held-out values), false positives per 10 MB in generated clean text and in Go's, npm's and Python's own sources when present
+	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText' -v ./plugin/internal/redact 2>&1 | \
+	  grep -E 'planted:|unnamed formats|false positives|^(--- FAIL|FAIL|ok)' | sed -E 's/^ +[a-z_]+_test\.go:[0-9]+: //; s/; missed by format: map\[.*//'
+
+bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB) and first answer
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d50ae0c55390448c2eb9d2ec0da8dd688c6c5d043c941f6ee454ed3bfebb36b3"
+const SHA256 = "d8623b93aa6b94ef5924bb15ae688e1e05fee30fb70a94bc940b1873202c87c7"

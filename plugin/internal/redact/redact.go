@@ -275,6 +275,9 @@ var markerText = func() string {
 	for _, ru := range rules {
 		b.WriteString("\x00" + ru.marker)
 	}
+	for _, k := range unnamedKinds {
+		b.WriteString("\x00[REDACTED:" + k + "]")
+	}
 	return b.String()
 }()
 
@@ -333,6 +336,7 @@ func (r *Redactor) Spans(s string) ([]Span, int) {
 	p.known(r.set)
 	p.scan()
 	p.rules()
+	p.unnamed()
 	out := make([]Span, len(p.t.edits))
 	for i, e := range p.t.edits {
 		out[i] = Span{e.start, e.end, e.repl}

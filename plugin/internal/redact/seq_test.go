@@ -39,7 +39,9 @@ func sequential(r *Redactor, s string) (string, int) {
 			hits = allHits(s)
 		}
 	}
-	return s, n
+	p := newPass(s)
+	p.unnamed()
+	return p.t.String(), n + p.n
 }
 
 // allHits is every rule's anchors in s that its pre test accepts.
