@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: cross wine dist dist-check npm npm-check chaos chaos-big soak rules all build plugin verify.wasm demo test unit js adapters e2e fuzz bench retrievalbench vet check clean
 
 all: build
 
@@ -178,7 +178,7 @@ soak: ## a long day: one proxy session of 20,000 relayed calls (1 KB-1 MiB) and 
 chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer)
 	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
 
-bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB) and first answer
+bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB), first answer, and retrieval quality (make retrievalbench)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
@@ -187,6 +187,10 @@ bench: build adapters ## Go benchmarks, whole-process hook timings (warm, cold, 
 	  $(GO) run ./host/tests/hookbench -bin bin "$$@"
 	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) node core/bench.mjs 200
 	CTXHOOK_BENCH=1 CTXHOOK_PROXY_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
+	$(MAKE) retrievalbench
+
+retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)
+	$(GO) run ./host/tests/retrievalbench
 
 check: test ## alias
 
