@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: test-body cross wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench vet check clean
+.PHONY: test-body cross wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench retrievalbench vet check clean
 
 all: build
 
@@ -187,7 +187,7 @@ bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, Te
 	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText' -v ./plugin/internal/redact 2>&1 | \
 	  grep -E 'planted:|unnamed formats|false positives|^(--- FAIL|FAIL|ok)' | sed -E 's/^ +[a-z_]+_test\.go:[0-9]+: //; s/; missed by format: map\[.*//'
 
-bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB) and first answer
+bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB), first answer, and retrieval quality (make retrievalbench)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
@@ -196,6 +196,10 @@ bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings
 	  $(GO) run ./host/tests/hookbench -bin bin "$$@"
 	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) node core/bench.mjs 200
 	CTXHOOK_BENCH=1 CTXHOOK_PROXY_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
+	$(MAKE) retrievalbench
+
+retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)
+	$(GO) run ./host/tests/retrievalbench
 
 check: vet verify.wasm ## the everyday subset (a few minutes): vet, the wasm check and the Go tests in -short mode; make test is CI's full run
 	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(GO) test -short -count=1 ./...
