@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "57ea0a0d0f058c135b14c458e366feb1bab15ed2865a11138f0db96d2e4aa60a"
+const SHA256 = "54048bebb5a8d0bf762e551514f371a9fa98eefae3246043bb6f1898075021c1"
