@@ -376,23 +376,9 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 			lease.release()
 		}
 	}()
-	req, err := hookproto.ReadAdmitted(br, requestShape, lease.admit(o.BuildID))
-	switch {
-	case errors.Is(err, errMismatch):
-		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
-		return true, false
-	case errors.Is(err, errBusy), errors.Is(err, hookproto.ErrShape), errors.Is(err, hookproto.ErrTooLarge):
-		// Refused before it was allocated: the client decides in-process.
-		o.Log("refused a request: " + err.Error())
-		conn.SetWriteDeadline(time.Now().Add(time.Second))
-		hookproto.Write(conn, []byte("refused"), []byte("0"), nil, []byte("ctxhook: "+err.Error()+"\n"))
-		return false, false
-	case err != nil:
-		return false, false
-	}
-	if string(req[0]) != o.BuildID {
-		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
-		return true, false
+	req, retire, ok := readRequest(conn, br, lease, o)
+	if !ok {
+		return retire, false
 	}
 	if o.Delay > 0 {
 		time.Sleep(o.Delay)
@@ -470,6 +456,27 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		<-r.done // being applied: the answer is moments away
 	}
 	return false, r.ok && answer(conn, r.answer)
+}
+
+// readRequest reads one request within its bounds (memory.go); ok is
+// false when there is none to decide, retire true when its client is of
+// another build.
+func readRequest(conn *net.UnixConn, br *bufio.Reader, lease *lease, o Options) (req [][]byte, retire, ok bool) {
+	req, err := hookproto.ReadAdmitted(br, requestShape, lease.admit(o.BuildID))
+	switch {
+	case errors.Is(err, errMismatch) || err == nil && string(req[0]) != o.BuildID:
+		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
+		return nil, true, false
+	case errors.Is(err, errBusy), errors.Is(err, hookproto.ErrShape), errors.Is(err, hookproto.ErrTooLarge):
+		// Refused before it was allocated: the client decides in-process.
+		o.Log("refused a request: " + err.Error())
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		hookproto.Write(conn, []byte("refused"), []byte("0"), nil, []byte("ctxhook: "+err.Error()+"\n"))
+		return nil, false, false
+	case err != nil:
+		return nil, false, false
+	}
+	return req, false, true
 }
 
 // answer writes a decided hook's answer; it reports whether the
