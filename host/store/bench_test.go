@@ -35,6 +35,41 @@ func BenchmarkApply(b *testing.B) {
 	}
 }
 
+// BenchmarkApplyCapped is BenchmarkApply with the retention caps held on
+// every write: no caps, under them (two lookups), and at the store-wide
+// cap of a 2,000-event store (each write evicts; the slack spreads the
+// ranking over cap/256 writes).
+func BenchmarkApplyCapped(b *testing.B) {
+	body := strings.Repeat("Comment on CVX-5909: observed latency spike in eu-west-2; rollback considered. ", 75)
+	for _, c := range []struct {
+		name string
+		r    Retention
+	}{{"none", Retention{}}, {"under", RetentionFrom(abi.RetentionConfig{})}, {"at-2000", Retention{MaxEvents: 2000}}} {
+		b.Run(c.name, func(b *testing.B) {
+			s, err := Open(filepath.Join(testdir.New(b), "db"), Options{Retention: c.r})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			var fill []abi.Event
+			for i := range 2000 {
+				fill = append(fill, ev("s", "jira", "mcp__jira__get_issue", fmt.Sprintf("Ticket CVX-%d %s", i, body)))
+			}
+			if _, err := s.Apply(fill, nil); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			for b.Loop() {
+				i++
+				e := ev("s", "jira", "mcp__jira__get_issue", fmt.Sprintf("Ticket CVX-%d %s", i, body))
+				if _, err := s.Apply([]abi.Event{e}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkSearch searches 5,000 stored events for a ticket id.
 func BenchmarkSearch(b *testing.B) {
 	s, err := Open(filepath.Join(testdir.New(b), "db"), Options{})

@@ -530,8 +530,15 @@ func TestMigrateFromV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 5 {
+	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 6 {
 		t.Fatalf("version %d, schema %d", v, SchemaVersion)
+	}
+	// The retention counts start from the events already there.
+	if n, err := s.countOf(`SELECT n FROM event_total`); n != 1 || err != nil {
+		t.Fatalf("event_total %d after migrating a store of 1 event (%v)", n, err)
+	}
+	if n, err := s.countOf(`SELECT n FROM event_counts WHERE session = 's'`); n != 1 || err != nil {
+		t.Fatalf("event_counts of s: %d (%v)", n, err)
 	}
 	check(s)
 	ids, err := s.Apply([]abi.Event{mcpEvent("s", oldBody)}, nil)

@@ -29,12 +29,43 @@ type Purged struct {
 // bodies' parts and full-text entries, in one transaction. Deleted
 // content is overwritten (secure_delete) and the WAL is truncated
 // afterwards, so what was purged is gone from the files, not only from
-// the tables; VACUUM (vacuum) also returns the space.
+// the tables; VACUUM (vacuum) also returns the space. What it reports is
+// what it deleted: the counts are the rows its deletes removed, and the
+// bytes are summed inside the same transaction, so an event another
+// writer adds before the delete is counted too.
 func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
-	var p Purged
 	if f.empty() {
-		return p, fmt.Errorf("store: purge: say what to purge")
+		return Purged{}, fmt.Errorf("store: purge: say what to purge")
 	}
+	if dryRun {
+		return s.purgeCount(f)
+	}
+	if purgeBegins != nil {
+		purgeBegins()
+	}
+	if err := s.conn.Exec(`PRAGMA secure_delete=ON`); err != nil {
+		return Purged{}, err
+	}
+	var p Purged
+	err := s.tx(func() (err error) {
+		if p, err = s.purgeCount(f); err != nil || p.Events+p.Turns == 0 {
+			return err
+		}
+		p.Events, p.Turns, err = s.purgeDelete(f)
+		return err
+	})
+	if err != nil {
+		return p, fmt.Errorf("store: purge: %w", err)
+	}
+	if p.Events+p.Turns == 0 {
+		return p, nil
+	}
+	return p, s.purgeScrub(vacuum)
+}
+
+// purgeCount counts what f selects and the bytes it holds.
+func (s *Store) purgeCount(f PurgeFilter) (Purged, error) {
+	var p Purged
 	evWhere, evArgs := f.where(true)
 	chWhere, chArgs := f.where(false)
 	count := func(sql string, args []any) (n, b int64, err error) {
@@ -60,72 +91,78 @@ func (s *Store) Purge(f PurgeFilter, dryRun, vacuum bool) (Purged, error) {
 		}
 		p.Bytes += b
 	}
-	if dryRun || p.Events+p.Turns == 0 {
-		return p, nil
-	}
-	if err := s.conn.Exec(`PRAGMA secure_delete=ON`); err != nil {
-		return p, err
-	}
+	return p, nil
+}
+
+// purgeDelete deletes what f selects (inside the caller's transaction)
+// and returns how many events and turns its deletes removed.
+func (s *Store) purgeDelete(f PurgeFilter) (events, turns int64, err error) {
+	evWhere, evArgs := f.where(true)
+	chWhere, chArgs := f.where(false)
 	exec := s.execArgs
-	err = s.tx(func() error {
-		// Parts first: their index entries are found through them.
-		for t, bit := range map[string]string{"event_parts_fts": "1", "event_parts_tri": "2"} {
-			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM event_parts
-				WHERE indexed & `+bit+` AND event_id IN (SELECT id FROM events WHERE `+evWhere+`))`, evArgs); err != nil {
-				return err
-			}
+	// Parts first: their index entries are found through them.
+	for t, bit := range map[string]string{"event_parts_fts": "1", "event_parts_tri": "2"} {
+		if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM event_parts
+			WHERE indexed & `+bit+` AND event_id IN (SELECT id FROM events WHERE `+evWhere+`))`, evArgs); err != nil {
+			return 0, 0, err
 		}
-		if err := exec(`DELETE FROM event_parts WHERE event_id IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
-			return err
-		}
-		for _, t := range []string{"events_fts", "events_tri"} {
-			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
-				return err
-			}
-		}
-		if err := exec(`DELETE FROM events WHERE `+evWhere, evArgs); err != nil {
-			return err
-		}
-		if chWhere != "" {
-			for _, t := range []string{"chunks_fts", "chunks_tri"} {
-				if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM chunks WHERE `+chWhere+`)`, chArgs); err != nil {
-					return err
-				}
-			}
-			if err := exec(`DELETE FROM chunks WHERE `+chWhere, chArgs); err != nil {
-				return err
-			}
-		}
-		if f.Session != "" && f.Server == "" && f.BeforeMS == 0 {
-			return exec(`DELETE FROM tallies WHERE session = ?`, []any{f.Session})
-		}
-		if f.All {
-			return exec(`DELETE FROM tallies`, nil)
-		}
-		return nil
-	})
-	if err != nil {
-		return p, fmt.Errorf("store: purge: %w", err)
 	}
+	if err := exec(`DELETE FROM event_parts WHERE event_id IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
+		return 0, 0, err
+	}
+	for _, t := range []string{"events_fts", "events_tri"} {
+		if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM events WHERE `+evWhere+`)`, evArgs); err != nil {
+			return 0, 0, err
+		}
+	}
+	if err := exec(`DELETE FROM events WHERE `+evWhere, evArgs); err != nil {
+		return 0, 0, err
+	}
+	events = s.conn.Changes()
+	if chWhere != "" {
+		for _, t := range []string{"chunks_fts", "chunks_tri"} {
+			if err := exec(`DELETE FROM `+t+` WHERE rowid IN (SELECT id FROM chunks WHERE `+chWhere+`)`, chArgs); err != nil {
+				return 0, 0, err
+			}
+		}
+		if err := exec(`DELETE FROM chunks WHERE `+chWhere, chArgs); err != nil {
+			return 0, 0, err
+		}
+		turns = s.conn.Changes()
+	}
+	if f.Session != "" && f.Server == "" && f.BeforeMS == 0 {
+		err = exec(`DELETE FROM tallies WHERE session = ?`, []any{f.Session})
+	} else if f.All {
+		err = exec(`DELETE FROM tallies`, nil)
+	}
+	return events, turns, err
+}
+
+// purgeScrub leaves no trace of what was deleted in the files.
+func (s *Store) purgeScrub(vacuum bool) error {
 	// FTS5 keeps a deleted row's tokens in its segments until they merge:
 	// rewrite them now, so no word of what was purged stays searchable on
 	// disk.
 	for _, t := range []string{"events_fts", "events_tri", "event_parts_fts", "event_parts_tri", "chunks_fts", "chunks_tri"} {
 		if err := s.conn.Exec(`INSERT INTO ` + t + `(` + t + `) VALUES('optimize')`); err != nil {
-			return p, fmt.Errorf("store: purge: %s: %w", t, err)
+			return fmt.Errorf("store: purge: %s: %w", t, err)
 		}
 	}
 	// The old pages may still sit in the WAL: fold it in and empty it.
 	if err := s.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return p, fmt.Errorf("store: purge: checkpoint: %w", err)
+		return fmt.Errorf("store: purge: checkpoint: %w", err)
 	}
 	if vacuum {
 		if err := s.conn.Exec(`VACUUM`); err != nil {
-			return p, fmt.Errorf("store: purge: vacuum: %w", err)
+			return fmt.Errorf("store: purge: vacuum: %w", err)
 		}
 	}
-	return p, nil
+	return nil
 }
+
+// purgeBegins, when set (tests), runs just before a purge's transaction:
+// another writer may add what the filter selects then.
+var purgeBegins func()
 
 // where builds the condition for events (or, with events false, for
 // transcript turns: "" when the filter cannot apply to them).

@@ -77,3 +77,43 @@ func TestPurge(t *testing.T) {
 		t.Errorf("the event no filter selected is gone")
 	}
 }
+
+// TestPurgeCountsWhatItDeletes: an event another writer adds after the
+// purge began, but before its delete, is deleted and reported: the
+// figures are what the delete removed, not a count taken before it.
+func TestPurgeCountsWhatItDeletes(t *testing.T) {
+	path := filepath.Join(testdir.New(t), "p.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	ev := func(text string) []abi.Event {
+		return []abi.Event{{TimeMS: 1, Session: "s1", Harness: "claude-code", HookEvent: "PostToolUse", Category: "mcp", Tool: "t", Text: text}}
+	}
+	if _, err := s.Apply(ev("first body"), nil); err != nil {
+		t.Fatal(err)
+	}
+	purgeBegins = func() {
+		if _, err := other.Apply(ev("late body"), nil); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { purgeBegins = nil }()
+	p, err := s.Purge(PurgeFilter{Session: "s1"}, false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := s.Stats("")
+	if st.Events != 0 {
+		t.Fatalf("%d events left after purging their session", st.Events)
+	}
+	if p.Events != 2 || p.Bytes != int64(len("first body")+len("late body")) {
+		t.Errorf("purge reported %+v; it deleted 2 events of %d bytes", p, len("first body")+len("late body"))
+	}
+}

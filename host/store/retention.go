@@ -25,10 +25,63 @@ func RetentionFrom(c abi.RetentionConfig) Retention {
 	return r
 }
 
-// enforceEvery: a write whose new event id is a multiple of this checks
-// the caps, so the cost of counting is spread thin and every writer (hook
-// process, daemon, proxy) takes its turn.
-const enforceEvery = 200
+// slack is how far below a cap a write that went over it evicts: one
+// 256th of the cap (none below 256). Finding the least valuable events
+// ranks every candidate, so a store at its cap would otherwise rank all
+// of them on every write; with the slack it does once per cap/256 writes.
+func slack(limit int) int64 { return int64(limit / 256) }
+
+// holdCaps evicts, inside the write's transaction, what the events just
+// written took over a cap: the sessions they belong to first, then the
+// whole store. The counts come from event_counts and event_total (kept by
+// triggers), so a write under its caps pays two lookups per session.
+func (s *Store) holdCaps(events []abi.Event) error {
+	r := s.retention
+	if r.MaxSessionEvents > 0 {
+		seen := map[string]bool{}
+		for _, e := range events {
+			if seen[e.Session] {
+				continue
+			}
+			seen[e.Session] = true
+			n, err := s.countOf(`SELECT n FROM event_counts WHERE session = ?`, e.Session)
+			if err != nil {
+				return err
+			}
+			if over := n - int64(r.MaxSessionEvents); over > 0 {
+				if _, err := s.evict(`session = ?`, []any{e.Session}, over+slack(r.MaxSessionEvents)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if r.MaxEvents > 0 {
+		n, err := s.countOf(`SELECT n FROM event_total`)
+		if err != nil {
+			return err
+		}
+		if over := n - int64(r.MaxEvents); over > 0 {
+			_, err = s.evict(`1`, nil, over+slack(r.MaxEvents))
+			return err
+		}
+	}
+	return nil
+}
+
+// countOf runs a query of one number (0 when it has no row).
+func (s *Store) countOf(sql string, args ...any) (int64, error) {
+	st, _, err := s.conn.Prepare(sql)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	bindAll(st, args...)
+	var n int64
+	if st.Step() {
+		n = st.ColumnInt64(0)
+	}
+	return n, st.Err()
+}
 
 // rank orders events for eviction: abi.RetentionOrder's position of the
 // category (unknown categories first), then age.

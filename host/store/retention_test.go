@@ -10,8 +10,8 @@ import (
 )
 
 // TestRetention: over a cap, the least valuable categories go first and,
-// within one, the oldest; MCP responses go last. A write now and then
-// enforces the caps by itself.
+// within one, the oldest; MCP responses go last. (Writes hold the caps
+// by themselves: TestRetentionHolds.)
 func TestRetention(t *testing.T) {
 	s, err := Open(filepath.Join(testdir.New(t), "r.db"), Options{})
 	if err != nil {
@@ -59,16 +59,41 @@ func TestRetention(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Writes enforce the caps every 200 events.
-	s2, err := Open(filepath.Join(testdir.New(t), "w.db"), Options{Retention: Retention{MaxEvents: 150}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
-	for i := 0; i < 250; i++ {
-		s2.Apply([]abi.Event{{TimeMS: int64(i), Session: "s", Harness: "h", HookEvent: "e", Category: abi.CategoryTool, Text: "x"}}, nil)
-	}
-	if st, _ := s2.Stats(""); st.Events != 200 {
-		t.Errorf("%d events after 250 writes with a cap of 150 (enforced at the 200th), want 200", st.Events)
+}
+
+// TestRetentionHolds: the caps hold after every write, not once in a
+// while. With max_events = 50, 171 events written one by one leave 50
+// (171 stood when the caps were checked every 200 ids); with
+// max_session_events = 10, no session ever holds more than 10.
+func TestRetentionHolds(t *testing.T) {
+	for _, r := range []Retention{{MaxEvents: 50}, {MaxSessionEvents: 10}, {MaxEvents: 30, MaxSessionEvents: 20}} {
+		t.Run(fmt.Sprintf("%d-%d", r.MaxEvents, r.MaxSessionEvents), func(t *testing.T) {
+			s, err := Open(filepath.Join(testdir.New(t), "r.db"), Options{Retention: r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			for i := 0; i < 171; i++ {
+				session := fmt.Sprintf("s%d", i%3)
+				ev := abi.Event{TimeMS: int64(i), Session: session, Harness: "claude-code", HookEvent: "PostToolUse",
+					Category: abi.CategoryShell, Tool: "t", Text: fmt.Sprintf("event%03d", i)}
+				if _, err := s.Apply([]abi.Event{ev}, nil); err != nil {
+					t.Fatal(err)
+				}
+				st, _ := s.Stats("")
+				if r.MaxEvents > 0 && st.Events > int64(r.MaxEvents) {
+					t.Fatalf("after %d writes %d events stand, cap %d", i+1, st.Events, r.MaxEvents)
+				}
+				if ss, _ := s.Stats(session); r.MaxSessionEvents > 0 && ss.Events > int64(r.MaxSessionEvents) {
+					t.Fatalf("after %d writes session %s holds %d events, cap %d", i+1, session, ss.Events, r.MaxSessionEvents)
+				}
+			}
+			if hits, _ := s.Search(ParseQuery("event170"), SearchOptions{}); len(hits) != 1 {
+				t.Errorf("the newest event was evicted")
+			}
+			if err := s.Check(); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -268,6 +268,28 @@ var migrations = []string{
 	CREATE UNIQUE INDEX event_parts_seq ON event_parts(event_id, field, seq);
 	CREATE VIRTUAL TABLE event_parts_fts USING fts5(body, content='', contentless_delete=1, tokenize='porter unicode61');
 	CREATE VIRTUAL TABLE event_parts_tri USING fts5(body, content='', contentless_delete=1, tokenize='trigram');`,
+	// Events counted per session and in all, kept by triggers, so that a
+	// write checks the retention caps at the cost of two lookups
+	// (retention.go).
+	`CREATE TABLE event_counts(
+		session TEXT PRIMARY KEY,
+		n INTEGER NOT NULL
+	) WITHOUT ROWID;
+	CREATE TABLE event_total(
+		one INTEGER PRIMARY KEY CHECK (one = 1),
+		n INTEGER NOT NULL
+	);
+	INSERT INTO event_counts SELECT session, count(*) FROM events GROUP BY session;
+	INSERT INTO event_total VALUES(1, (SELECT count(*) FROM events));
+	CREATE TRIGGER events_counted AFTER INSERT ON events BEGIN
+		INSERT INTO event_counts VALUES(new.session, 1) ON CONFLICT(session) DO UPDATE SET n = n + 1;
+		UPDATE event_total SET n = n + 1;
+	END;
+	CREATE TRIGGER events_uncounted AFTER DELETE ON events BEGIN
+		UPDATE event_counts SET n = n - 1 WHERE session = old.session;
+		DELETE FROM event_counts WHERE session = old.session AND n <= 0;
+		UPDATE event_total SET n = n - 1;
+	END;`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.
@@ -451,19 +473,12 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 				return err
 			}
 		}
-		return nil
+		// Over a cap is not a failed write (the events are in), but the
+		// caps hold whenever the write is seen.
+		return s.holdCaps(events)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: write: %w", err)
-	}
-	if s.retention != (Retention{}) {
-		for _, id := range ids {
-			if id%enforceEvery == 0 {
-				// Over a cap is not a failed write: the events are in.
-				s.Enforce(s.retention)
-				break
-			}
-		}
 	}
 	return ids, nil
 }

@@ -389,8 +389,10 @@ const (
 	// given and no identical call followed, TallyRefetch less this.
 	TallyRefetchMade = "refetch_made"
 	// TallyKeptOut counts bytes shaping kept out of the model's context
-	// (a shaped response's size less what the model got), only when the
-	// shaped answer reached the harness.
+	// (a shaped response's size less what the model got; through the
+	// proxy, the result's JSON less the shaped result's), only when the
+	// shaped answer reached the harness (through the proxy: when the
+	// decision reached the proxy, which forwards it).
 	TallyKeptOut = "bytes_kept_out"
 	// TallyExcluded counts calls kept out of the store by the capture
 	// settings (CaptureConfig).

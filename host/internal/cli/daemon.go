@@ -44,6 +44,9 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_DELAY_MS")); err == nil {
 		o.Delay = time.Duration(ms) * time.Millisecond
 	}
+	if n, err := strconv.ParseInt(env.Getenv("CTXHOOK_DAEMON_TEST_IN_FLIGHT"), 10, 64); err == nil && n > 0 {
+		o.LargeInFlight = n
+	}
 	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_WATCHDOG_MS")); err == nil && ms > 0 {
 		o.Watchdog = time.Duration(ms) * time.Millisecond
 	}

@@ -9,7 +9,9 @@
 // (KEY=VALUE entries separated by NUL bytes), payload. Answer: status ("ok"
 // or "mismatch"), exit code, stdout, stderr, and the error that left no
 // decision ("" when there is one: the proxy must tell a failure from "no
-// change").
+// change"). A request over its bounds, or one that finds no room among
+// the bytes in flight (memory.go), is answered "refused" before it is
+// read further; the client then decides in-process.
 package daemon
 
 import (
@@ -53,9 +55,11 @@ type Options struct {
 	// so what a guest or its runtime keeps can never grow without bound.
 	Recycle int
 	// RecycleBytes replaces an instance whose memory grew past this
-	// (default 256 MiB): wasm memory never shrinks, so one very big
+	// (default 128 MiB): wasm memory never shrinks, so one very big
 	// payload would otherwise pin its high-water mark for a thousand
-	// calls. Below it an instance is kept: a fresh one pays for its
+	// calls, and the next big payload would grow it further (at 256 MiB a
+	// flood of 64 and 128 MiB payloads took the daemon to 600-685 MB; at
+	// 128 MiB, 441 MB). Below it an instance is kept: a fresh one pays for its
 	// memory again, page by page, on the next big payload. An instance
 	// that grew past IdleBytes is replaced when the daemon has been idle
 	// for IdleTrim.
@@ -71,11 +75,16 @@ type Options struct {
 	Watchdog time.Duration
 	// Plugin replaces the embedded plugin.wasm (fault tests).
 	Plugin []byte
+	// LargeInFlight bounds the bytes of large fields (payloads) read and
+	// not yet decided, across connections (default LargeInFlight; fault
+	// tests make it small to see requests refused).
+	LargeInFlight int64
 	// Delay holds every request this long before handling it: fault tests
 	// use it to kill or outwait a daemon mid-call.
 	Delay time.Duration
 
 	runs *runs
+	mem  *memory
 }
 
 // ErrRunning is returned when another daemon already holds the lock.
@@ -96,7 +105,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Recycle = 1000
 	}
 	if o.RecycleBytes == 0 {
-		o.RecycleBytes = 256 << 20
+		o.RecycleBytes = 128 << 20
 	}
 	if o.IdleBytes == 0 {
 		o.IdleBytes = 32 << 20
@@ -108,6 +117,10 @@ func Run(ctx context.Context, o Options) error {
 		o.BuildID = BuildID()
 	}
 	o.runs = &runs{m: map[string]*run{}}
+	if o.LargeInFlight == 0 {
+		o.LargeInFlight = LargeInFlight
+	}
+	o.mem = newMemory(o.LargeInFlight)
 	// A soft memory limit keeps the long-lived daemon's heap near what it
 	// uses, instead of twice that between collections. It is well above
 	// what small hooks need: a limit below the live heap of one big
@@ -354,13 +367,18 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	}
 	began := time.Now()
 	conn.SetDeadline(began.Add(hook.DefaultDeadline + 5*time.Second))
-	req, err := hookproto.Read(br)
-	if err != nil || len(req) != 5 {
-		return false, false
-	}
-	if string(req[0]) != o.BuildID {
-		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
-		return true, false
+	// The request's bytes are granted as its fields arrive and held until
+	// its hook is decided (by decide, once it is handed there).
+	lease := o.mem.lease()
+	handed := false
+	defer func() {
+		if !handed {
+			lease.release()
+		}
+	}()
+	req, retire, ok := readRequest(conn, br, lease, o)
+	if !ok {
+		return retire, false
 	}
 	if o.Delay > 0 {
 		time.Sleep(o.Delay)
@@ -413,7 +431,11 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		// Nobody waits for this hook's answer (see hook.Engine.Undelivered).
 		r.claim.Store(1)
 	}
-	go decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
+	handed = true
+	go func() {
+		defer lease.release()
+		decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
+	}()
 	select {
 	case <-r.done:
 	case <-timer.C:
@@ -434,6 +456,27 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		<-r.done // being applied: the answer is moments away
 	}
 	return false, r.ok && answer(conn, r.answer)
+}
+
+// readRequest reads one request within its bounds (memory.go); ok is
+// false when there is none to decide, retire true when its client is of
+// another build.
+func readRequest(conn *net.UnixConn, br *bufio.Reader, lease *lease, o Options) (req [][]byte, retire, ok bool) {
+	req, err := hookproto.ReadAdmitted(br, requestShape, lease.admit(o.BuildID))
+	switch {
+	case errors.Is(err, errMismatch) || err == nil && string(req[0]) != o.BuildID:
+		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
+		return nil, true, false
+	case errors.Is(err, errBusy), errors.Is(err, hookproto.ErrShape), errors.Is(err, hookproto.ErrTooLarge):
+		// Refused before it was allocated: the client decides in-process.
+		o.Log("refused a request: " + err.Error())
+		conn.SetWriteDeadline(time.Now().Add(time.Second))
+		hookproto.Write(conn, []byte("refused"), []byte("0"), nil, []byte("ctxhook: "+err.Error()+"\n"))
+		return nil, false, false
+	case err != nil:
+		return nil, false, false
+	}
+	return req, false, true
 }
 
 // answer writes a decided hook's answer; it reports whether the
@@ -538,6 +581,13 @@ var collector struct {
 	sync.Mutex
 	held    int
 	percent int
+}
+
+// collectorHeld reports whether a guest call holds the collector off.
+func collectorHeld() bool {
+	collector.Lock()
+	defer collector.Unlock()
+	return collector.held > 0
 }
 
 // holdCollector holds the collector off until the returned func is

@@ -46,8 +46,36 @@ func Write(w io.Writer, fields ...[]byte) error {
 	return err
 }
 
-// Read reads one message written by Write.
+// Read reads one message written by Write: at most 64 fields of at most
+// MaxField bytes each. It is for answers, which come from the daemon of
+// this user's own build; a daemon reads requests with ReadAdmitted.
 func Read(r io.Reader) ([][]byte, error) {
+	return read(r, nil, nil)
+}
+
+// ErrShape is returned for a message whose field count or a field's
+// declared length is not what the reader takes: nothing of it was
+// allocated.
+var ErrShape = errors.New("wire: message of another shape")
+
+// Admit is asked for room before a field is allocated: i is the field's
+// place, n its declared length, got the fields read before it. An error
+// stops the read there (and is returned): the field is never allocated.
+// The bytes it grants are the caller's to give back, whatever Read
+// returns.
+type Admit func(i, n int, got [][]byte) error
+
+// ReadAdmitted reads one message whose fields are at most maxLen[i]
+// bytes each, exactly len(maxLen) of them, so that the message's declared
+// size is checked against its bound as each length arrives, before
+// anything is allocated for it; each field is allocated only once admit
+// has granted its bytes. A peer can then make the reader hold no more
+// than the sum of maxLen, and only what admit allows.
+func ReadAdmitted(r io.Reader, maxLen []int, admit Admit) ([][]byte, error) {
+	return read(r, maxLen, admit)
+}
+
+func read(r io.Reader, maxLen []int, admit Admit) ([][]byte, error) {
 	var h [4]byte
 	if _, err := io.ReadFull(r, h[:]); err != nil {
 		return nil, err
@@ -56,14 +84,25 @@ func Read(r io.Reader) ([][]byte, error) {
 	if count > 64 {
 		return nil, ErrTooLarge
 	}
+	if maxLen != nil && int(count) != len(maxLen) {
+		return nil, ErrShape
+	}
 	fields := make([][]byte, 0, count)
-	for i := uint32(0); i < count; i++ {
+	for i := range int(count) {
 		if _, err := io.ReadFull(r, h[:]); err != nil {
 			return nil, err
 		}
 		n := binary.BigEndian.Uint32(h[:])
 		if n > MaxField {
 			return nil, ErrTooLarge
+		}
+		if maxLen != nil && int64(n) > int64(maxLen[i]) {
+			return nil, ErrShape
+		}
+		if admit != nil {
+			if err := admit(i, int(n), fields); err != nil {
+				return nil, err
+			}
 		}
 		f := field(int(n))
 		if _, err := io.ReadFull(r, f); err != nil {

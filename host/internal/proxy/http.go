@@ -114,8 +114,11 @@ func (u *httpUpstream) post(m []byte) { u.postOnce(m, true) }
 // not mirror its body (2026-07-28), of a tool the proxy has not seen
 // listed, may have an argument the tool's schema marks for a header: the
 // proxy then lists the tools itself and sends the call once more (retry),
-// as the revision asks of a client without the schema. The server refuses
-// such a call before running it, so it never runs twice.
+// as the revision asks of a client without the schema, but only when the
+// refusal says the call did not run (notRun) and the listing changed the
+// headers the call goes out with. Otherwise the same request would be
+// refused the same way, and a server that ran the call before it
+// refused it would run it twice.
 func (u *httpUpstream) postOnce(m []byte, retry bool) {
 	env, _ := parseEnvelope(m)
 	req, err := u.request(u.ctx, http.MethodPost, m)
@@ -131,9 +134,9 @@ func (u *httpUpstream) postOnce(m []byte, retry bool) {
 	defer resp.Body.Close()
 	if retry && resp.StatusCode == http.StatusBadRequest && env.Method == "tools/call" {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		if tool := toolName(m); headerMismatch(b) && tool != "" && !u.tools.known(tool) {
-			resp.Body.Close()
-			if u.listTools(m) {
+		if tool := toolName(m); notRun(resp, b, env.ID) && tool != "" && !u.tools.known(tool) {
+			if u.listTools(m) && u.headersChange(req.Header, m) {
+				resp.Body.Close()
 				u.postOnce(m, false)
 				return
 			}
@@ -188,11 +191,47 @@ func toolName(call []byte) string {
 // headers and body differ (MCP 2026-07-28).
 const codeHeaderMismatch = -32020
 
-func headerMismatch(body []byte) bool {
-	var e struct {
-		Error struct{ Code int } `json:"error"`
+// notRun reports whether a refused call did not run, by the rule of MCP
+// 2026-07-28: a server checks the mirrored headers before it handles the
+// request, and answers a mismatch with HTTP 400 and the JSON-RPC error
+// -32020. So: the answer to the POST itself, HTTP 400 (checked by the
+// caller), as application/json, not an event stream (a stream is a
+// request taken, with progress or output perhaps already sent), whose
+// body is one JSON-RPC error -32020 for this call's id, with no result.
+func notRun(resp *http.Response, body []byte, id json.RawMessage) bool {
+	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "application/json" {
+		return false
 	}
-	return json.Unmarshal(body, &e) == nil && e.Error.Code == codeHeaderMismatch
+	var e struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error == nil || e.Error.Code != codeHeaderMismatch || e.Result != nil {
+		return false
+	}
+	return idKey(e.ID) == idKey(id)
+}
+
+// headersChange reports whether call would now go out with other
+// headers than sent: what the proxy learned from the tool list must fix
+// the mismatch for a second try to be worth sending.
+func (u *httpUpstream) headersChange(sent http.Header, call []byte) bool {
+	req, err := u.request(u.ctx, http.MethodPost, call)
+	if err != nil {
+		return false
+	}
+	if len(sent) != len(req.Header) {
+		return true
+	}
+	for k, v := range req.Header {
+		if strings.Join(sent.Values(k), "\x00") != strings.Join(v, "\x00") {
+			return true
+		}
+	}
+	return false
 }
 
 // listTools asks the server for its tools (every page), for their header

@@ -406,6 +406,11 @@ func TestLargeMessage(t *testing.T) {
 		if err != nil || len(hits) != 1 || hits[0].Event.ResponseBytes < size {
 			t.Fatalf("search for the result's last word: %+v %v", hits, err)
 		}
+		// The ledger counts what the client was spared (it counted 0).
+		stats, err := st.Stats("")
+		if err != nil || stats.BytesKeptOut < int64(size-len(got)-1024) || stats.BytesKeptOut > 2*size {
+			t.Errorf("bytes_kept_out %d after a %d-byte result was shaped to %d (%v)", stats.BytesKeptOut, size, len(got), err)
+		}
 	})
 }
 

@@ -314,5 +314,10 @@ func (d *decision) shapeResult(server string, result mcpmsg.Object, raw json.Raw
 	shaped.Set("content", []map[string]string{{"type": "text", "text": out}})
 	ev.ContextBytes = len(out)
 	d.tally(abi.TallyShaped)
+	// What the client did not get, counted (like a hook's) only when the
+	// decision is delivered: the proxy forwards it to the client.
+	if kept := len(raw) - len(shaped.Raw()); kept > 0 {
+		d.tallyN(abi.TallyKeptOut, kept)
+	}
 	return shaped, true
 }
