@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "57ea0a0d0f058c135b14c458e366feb1bab15ed2865a11138f0db96d2e4aa60a"
+const SHA256 = "50057bfa70bb01e17921b6232647be2c3079dd4e3e89ac664288a6a8ba8288fa"

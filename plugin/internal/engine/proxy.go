@@ -182,7 +182,13 @@ func (c proxyCall) response(d *decision) {
 	}
 	call, _, _ := mcpmsg.ParseCallIn(&d.json, c.p.Request)
 	server := c.p.Server
+	notice := c.judgeToken(d, call, res)    // before a token the answer carries is captured
 	forward, changed := c.hideToken(d, res) // what the client gets
+	if notice != "" && forward != nil {
+		if o, ok := withNotice(forward, notice); ok {
+			forward, changed = o, true
+		}
+	}
 	if o, ok := d.redactForModel(forward); ok {
 		forward, changed = o, true
 	}
@@ -315,4 +321,45 @@ func (d *decision) shapeResult(server string, result mcpmsg.Object, raw json.Raw
 	ev.ContextBytes = len(out)
 	d.tally(abi.TallyShaped)
 	return shaped, true
+}
+
+// judgeToken is the hooks' judgeToken (toolhook.go) for a proxied call: a
+// result or JSON-RPC error that rejects the token the request carried
+// retires it, an accepted call confirms it. It returns the text for the
+// model, or "".
+func (c proxyCall) judgeToken(d *decision, call mcpmsg.Call, res mcpmsg.Result) string {
+	rs, ok := relay.Lookup(d.req.Config, c.p.Server)
+	tok := d.state.Tokens[c.p.Server]
+	if !ok || tok == "" || call.Args == nil || !rs.Carries(call.Args, tok) {
+		return ""
+	}
+	if !res.IsError() {
+		if d.state.confirm(c.p.Server) {
+			d.dirty = true
+		}
+		return ""
+	}
+	text := string(res.Error)
+	if res.Error == nil {
+		text = d.readableText(res.Raw)
+	}
+	if !rs.RejectsToken(text) {
+		return ""
+	}
+	d.state.dropToken(c.p.Server)
+	d.dirty = true
+	return tokenRejected(rs)
+}
+
+// withNotice returns result with text as one more text block after its
+// content, for the model to read beside the server's error.
+func withNotice(result mcpmsg.Object, text string) (mcpmsg.Object, bool) {
+	var content []json.RawMessage
+	if raw, ok := result["content"]; ok && json.Unmarshal(raw, &content) != nil {
+		return nil, false
+	}
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	out := result.Clone()
+	out.Set("content", append(content, block))
+	return out, true
 }
