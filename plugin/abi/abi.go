@@ -166,6 +166,11 @@ type ProxyPayload struct {
 	Message json.RawMessage `json:"message"`
 	// Request is, for a response, the client's request it answers.
 	Request json.RawMessage `json:"request,omitempty"`
+	// Upstream names the server process the proxy talks to (a stdio
+	// child: its pid and start time), when the proxy knows it: a name not
+	// seen before with a token held means a new process, which may not
+	// know the token (ServerConfig.OnResume).
+	Upstream string `json:"upstream,omitempty"`
 }
 
 // TranscriptPayload is new bytes of a session transcript to chunk.

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "50057bfa70bb01e17921b6232647be2c3079dd4e3e89ac664288a6a8ba8288fa"
+const SHA256 = "9d5fa990755a87670310aacd85e2bd98ffa76429dbc5a7e0fedcdf69c56b06c4"

@@ -48,14 +48,17 @@ func parseProxyFast(b []byte, p *abi.ProxyPayload, e *jsonfast.Expander) bool {
 		}
 		seen[m.Key] = true
 		switch m.Key {
-		case "session_id", "server":
+		case "session_id", "server", "upstream":
 			s, ok := jsonfast.String(m.Value)
 			if !ok {
 				return false
 			}
-			if m.Key == "server" {
+			switch m.Key {
+			case "server":
 				p.Server = s
-			} else {
+			case "upstream":
+				p.Upstream = s
+			default:
 				p.SessionID = s
 			}
 		case "message":
@@ -63,7 +66,7 @@ func parseProxyFast(b []byte, p *abi.ProxyPayload, e *jsonfast.Expander) bool {
 		case "request":
 			p.Request = json.RawMessage(m.Value)
 		default:
-			for _, f := range []string{"session_id", "server", "message", "request"} {
+			for _, f := range []string{"session_id", "server", "message", "request", "upstream"} {
 				if strings.EqualFold(m.Key, f) {
 					return false
 				}
@@ -118,6 +121,7 @@ func (c proxyCall) request(d *decision) {
 	if !ok {
 		return
 	}
+	c.noteUpstream(d, rs)
 	token := d.state.Tokens[c.p.Server]
 	restored := restoreState(call.Params, token)
 	updated, skip := rs.Inject(call.Tool, call.Args, token)
@@ -362,4 +366,25 @@ func withNotice(result mcpmsg.Object, text string) (mcpmsg.Object, bool) {
 	out := result.Clone()
 	out.Set("content", append(content, block))
 	return out, true
+}
+
+// noteUpstream applies what the proxy says of the server's process: one
+// it has not named before, while a token is held, is a new process, and
+// the token is unconfirmed (or dropped, with on_resume = "drop") as after
+// a resume.
+func (c proxyCall) noteUpstream(d *decision, rs relay.Server) {
+	up, server := c.p.Upstream, c.p.Server
+	if up == "" || d.stateErr || d.state.Upstreams[server] == up {
+		return
+	}
+	if d.state.Upstreams == nil {
+		d.state.Upstreams = map[string]string{}
+	}
+	d.state.Upstreams[server] = up
+	d.dirty = true
+	if rs.Drop {
+		d.state.dropToken(server)
+	} else {
+		d.state.unconfirm(server)
+	}
 }

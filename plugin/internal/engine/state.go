@@ -21,6 +21,9 @@ type sessionState struct {
 	// (or a new server process) and has not been accepted since: a server
 	// that held its sessions in memory no longer knows it.
 	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	// Upstreams names, per server, the process the proxy last said it
+	// talks to (abi.ProxyPayload.Upstream).
+	Upstreams map[string]string `json:"upstreams,omitempty"`
 	// Retired keeps the last tokens each server rotated away from, so they
 	// are still redacted if they show up again.
 	Retired []string `json:"retired,omitempty"`
