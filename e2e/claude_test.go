@@ -61,6 +61,9 @@ type claudeOpts struct {
 	ticketsViaProxy bool
 	// modern has the workflow server speak MCP 2026-07-28 too.
 	modern bool
+	// tokens is the workflow server's -tokens: "process" (its tokens die
+	// with it) or "signed" (they survive a restart); "" the strict server.
+	tokens string
 	// hookType is install's --hook-type ("" for its default, command
 	// hooks); mcp_tool gives Claude Code ctxhook's MCP server too.
 	hookType string
@@ -140,6 +143,9 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	}
 	if o.modern {
 		workflow["args"] = append(workflow["args"].([]string), "-modern")
+	}
+	if o.tokens != "" {
+		workflow["args"] = append(workflow["args"].([]string), "-tokens", o.tokens)
 	}
 	tickets := map[string]any{"type": "stdio", "command": testmcp, "args": append([]string{"-mode", "tickets"}, sizeArgs...),
 		"env": map[string]string{"TESTMCP_LOG": r.MCPLog}}
@@ -567,6 +573,164 @@ func TestClaudeCodeResume(t *testing.T) {
 	time.Sleep(2100 * time.Millisecond)
 	blocks := again("Go on.")
 	check("after /compact", blocks, "[ctxhook] This session's working state, restored after its context was compacted:")
+}
+
+// TestClaudeCodeResumeRelay: a workflow whose token travels in the result
+// text, relayed by the hooks, goes on across `claude --resume` and
+// /compact. Every run of Claude Code starts the workflow server anew.
+// Tokens held in the server's memory ("process") die with it: at most the
+// first call after each resume is rejected, ctxhook retires that token and
+// tells the model so, the next call (without a token) starts a new session
+// and every later call is accepted. Signed tokens ("signed") survive the
+// restart: every call after the resume is accepted and the workflow goes on
+// in the same session, step after step. In neither is a rejected token ever
+// sent again.
+func TestClaudeCodeResumeRelay(t *testing.T) {
+	requireE2E(t)
+	for _, tokens := range []string{"process", "signed"} {
+		t.Run(tokens, func(t *testing.T) { testResumeRelay(t, tokens) })
+	}
+}
+
+func testResumeRelay(t *testing.T, tokens string) {
+	r := runClaudeWith(t, claudeOpts{script: workflowScript(2, nil), tokens: tokens,
+		prompt: "Run the deploy-payments workflow."})
+	var first struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &first); err != nil || first.SessionID == "" {
+		t.Fatalf("no session id in claude's output (%v): %s", err, r.Stdout)
+	}
+	before := readToolCalls(t, r.MCPLog)
+	seen, session := len(before), sessionOf(t, before[len(before)-1])
+	// resumed runs Claude Code again on the session with a script of its
+	// own; it returns the model's requests of that run and the workflow
+	// calls the server saw in it.
+	resumed := func(prompt string, script []fakemodel.Step) ([][]byte, []toolCall) {
+		t.Helper()
+		r.Model.Continue(script, prompt)
+		from := len(r.Model.Requests())
+		out, errs, err := run(t, 4*time.Minute, r.env(), r.Project, []byte{}, r.Claude,
+			append([]string{"-p", prompt, "--resume", first.SessionID}, r.Flags...)...)
+		if err != nil {
+			t.Fatalf("claude -p %q --resume: %v\n%s\n%s", prompt, err, out, errs)
+		}
+		if len(script) > 0 && !strings.Contains(out, "FINAL_ANSWER") {
+			t.Fatalf("claude -p %q --resume did not finish its script:\n%s\n%s", prompt, out, errs)
+		}
+		calls := readToolCalls(t, r.MCPLog)
+		defer func() { seen = len(calls) }()
+		return r.Model.Requests()[from:], calls[seen:]
+	}
+	var all []toolCall
+	for i, run := range []struct {
+		prompt string
+		steps  [2]int // the first and last step it runs; none for /compact
+	}{
+		{"Carry on with the workflow (part 2).", [2]int{3, 5}},
+		{"/compact", [2]int{}},
+		{"Go on with the workflow (part 3).", [2]int{6, 7}},
+	} {
+		if i > 0 {
+			time.Sleep(2100 * time.Millisecond) // a later moment, not a hook run twice
+		}
+		var script []fakemodel.Step
+		for n := run.steps[0]; n > 0 && n <= run.steps[1]; n++ {
+			script = append(script, fakemodel.Step{Tool: "mcp__workflow__step", Input: map[string]any{"n": n}})
+		}
+		reqs, calls := resumed(run.prompt, script)
+		if len(calls) != len(script) {
+			t.Fatalf("%s: the server saw %d calls, want %d", run.prompt, len(calls), len(script))
+		}
+		if len(calls) > 0 {
+			checkResumedRun(t, tokens, run.prompt, reqs, calls, session)
+		}
+		all = append(all, calls...)
+	}
+	// No rejected token is ever sent again.
+	rejected := map[string]bool{}
+	for i, c := range all {
+		tok := tokenOf(c)
+		if tok != "" && rejected[tok] {
+			t.Errorf("call %d carried a token the server had rejected before", i+1)
+		}
+		if c.Result.IsError && tok != "" {
+			rejected[tok] = true
+		}
+	}
+	if tokens == "process" && len(rejected) != 2 {
+		t.Errorf("%d tokens rejected, want one per resume that made calls (2)", len(rejected))
+	}
+}
+
+// checkResumedRun checks the workflow calls of one resumed run: the
+// block called the kept token unconfirmed; a server whose tokens died
+// rejected the first call only, the model was told, and the next call went
+// without the token; a server with signed tokens accepted every call, in
+// the workflow's own session.
+func checkResumedRun(t *testing.T, tokens, prompt string, reqs [][]byte, calls []toolCall, session string) {
+	t.Helper()
+	told, unconfirmed := false, false
+	for _, req := range reqs {
+		told = told || strings.Contains(string(req), "rejected the session token ctxhook sent")
+		for _, b := range blocksIn(t, req) {
+			unconfirmed = unconfirmed || strings.Contains(b, "still holds a session token from before the resume for: workflow")
+		}
+	}
+	if !unconfirmed {
+		t.Errorf("%s: no working-state block calls the kept token unconfirmed", prompt)
+	}
+	for j, c := range calls {
+		t.Logf("%s: step %v with a token of %d characters: error %v %.120s", prompt, c.Args["n"], len(tokenOf(c)), c.Result.IsError, resultText(c))
+		if c.Result.IsError && (j > 0 || tokens == "signed") {
+			t.Errorf("%s: call %d after the resume was rejected: %s", prompt, j+1, resultText(c))
+		}
+	}
+	switch tokens {
+	case "process":
+		if !calls[0].Result.IsError || !told {
+			t.Errorf("%s: the first call was rejected %v (want true), the model told %v (want true)", prompt, calls[0].Result.IsError, told)
+		}
+		if len(calls) > 1 && tokenOf(calls[1]) != "" {
+			t.Errorf("%s: the call after the rejection carried a token", prompt)
+		}
+	case "signed":
+		if told {
+			t.Errorf("%s: the model was told a token was rejected", prompt)
+		}
+		for _, c := range calls {
+			if got := sessionOf(t, c); got != session {
+				t.Errorf("%s: step %v ran in session %q, not the workflow's %q", prompt, c.Args["n"], got, session)
+			}
+		}
+	}
+}
+
+// tokenOf is the token a workflow call reached the server with.
+func tokenOf(c toolCall) string {
+	tok, _ := c.Args["session_token"].(string)
+	return tok
+}
+
+func resultText(c toolCall) string {
+	var b strings.Builder
+	for _, p := range c.Result.Content {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// sessionOf is the workflow session a call's result names.
+func sessionOf(t *testing.T, c toolCall) string {
+	t.Helper()
+	var body struct {
+		Session string `json:"session"`
+	}
+	json.Unmarshal([]byte(resultText(c)), &body)
+	if body.Session == "" && c.Name == "step" && !c.Result.IsError {
+		t.Fatalf("step %v names no session: %s", c.Args["n"], resultText(c))
+	}
+	return body.Session
 }
 
 // blocksIn returns the working-state blocks in a Messages API request.

@@ -146,6 +146,7 @@ func keepLogs(t *testing.T, model *fakemodel.Server, mcpLog *string) {
 		os.MkdirAll(keep, 0o755)
 		model.LogPath = filepath.Join(keep, t.Name()+".model.jsonl")
 		*mcpLog = filepath.Join(keep, t.Name()+".mcp.jsonl")
+		os.MkdirAll(filepath.Dir(*mcpLog), 0o755) // a subtest's name holds a slash
 		os.Remove(model.LogPath)
 		os.Remove(*mcpLog)
 	}

@@ -8,6 +8,15 @@
 // the result's _meta and in a JSON text block (Claude Code hooks only see
 // content blocks).
 //
+// -tokens chooses how workflow tokens live, for the tests of a resume
+// (each run of the agent starts the server anew): "process" holds sessions
+// in the process's memory, so its tokens die with it and a step given an
+// unknown one is rejected ("unknown session"); "signed" issues tokens
+// signed with a fixed key, naming the session and its next step, so they
+// stay valid across a restart and a step out of order is refused. In
+// both, a step without a token starts a new session (its result says so).
+// The default ("") is the strict server above.
+//
 // -modern answers server/discover (MCP 2026-07-28), so a client that
 // probes with it never sends initialize.
 //
@@ -21,14 +30,17 @@ package main
 
 import (
 	"bufio"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ctxhook/ctxhook/internal/secretcorpus"
 )
@@ -47,6 +59,9 @@ type server struct {
 	// modern speaks MCP revision 2026-07-28 too: it answers server/discover,
 	// so a client that probes with it skips initialize.
 	modern bool
+	// tokens is -tokens: "", "process" or "signed"; sid names the session
+	// a process-held token belongs to.
+	tokens, sid string
 }
 
 type message struct {
@@ -61,8 +76,9 @@ func main() {
 	metaOnly := flag.Bool("meta-only", false, "workflow: put the token only in result _meta, as servers that expect a proxy do")
 	large := flag.Bool("large", false, "large responses (12-20 KB) with a FACT line deep inside each")
 	modern := flag.Bool("modern", false, "speak MCP 2026-07-28 too (answer server/discover)")
+	tokens := flag.String("tokens", "", `workflow: "process" (sessions die with the process) or "signed" (tokens survive a restart)`)
 	flag.Parse()
-	s := &server{mode: *mode, metaOnly: *metaOnly, large: *large, modern: *modern, out: bufio.NewWriter(os.Stdout)}
+	s := &server{mode: *mode, metaOnly: *metaOnly, large: *large, modern: *modern, tokens: *tokens, out: bufio.NewWriter(os.Stdout)}
 	if p := os.Getenv("TESTMCP_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -219,11 +235,18 @@ func (s *server) newToken() string {
 
 func (s *server) call(name string, args map[string]any) any {
 	switch {
-	case s.mode == "workflow" && name == "start_session":
-		s.token = s.newToken()
+	case s.mode == "workflow" && name == "start_session" && s.tokens == "signed":
+		s.token = signedToken(s.newSessionID(), 1)
 		body, _ := json.Marshal(s.visible(map[string]any{"step": 0,
 			"message": "Workflow session started. Pass session_token to every step."}))
 		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
+	case s.mode == "workflow" && name == "start_session":
+		s.token, s.sid = s.newToken(), s.newSessionID()
+		body, _ := json.Marshal(s.visible(map[string]any{"step": 0,
+			"message": "Workflow session started. Pass session_token to every step."}))
+		return map[string]any{"content": []any{text(string(body))}, "_meta": map[string]any{"session_token": s.token}}
+	case s.mode == "workflow" && name == "step" && s.tokens != "":
+		return s.resumableStep(args)
 	case s.mode == "workflow" && name == "step":
 		got, _ := args["session_token"].(string)
 		if s.token == "" || got != s.token {
@@ -331,4 +354,81 @@ func ticketHistory(id string) string {
 		fmt.Fprintf(&b, "  %s audit %d: viewed by %s\n", id, i, approvers[(i*3)%len(approvers)])
 	}
 	return b.String()
+}
+
+// signingKey signs -tokens signed tokens: the same in every process, as a
+// server's key is across its restarts.
+const signingKey = "testmcp-workflow-signing-key"
+
+// signedToken is the token of session sid whose next step is next: the
+// two, an HMAC of them, and filler derived from it to the length real
+// tokens have.
+func signedToken(sid string, next int) string {
+	body := sid + "." + strconv.Itoa(next)
+	mac := hmac.New(sha256.New, []byte(signingKey))
+	mac.Write([]byte(body))
+	tok := "wfs_" + body + "." + hex.EncodeToString(mac.Sum(nil))
+	for len(tok) < 480 {
+		sum := sha256.Sum256([]byte(tok))
+		tok += hex.EncodeToString(sum[:])
+	}
+	return tok[:480]
+}
+
+// verifySigned returns the session and next step a signed token names.
+func verifySigned(tok string) (sid string, next int, ok bool) {
+	parts := strings.SplitN(strings.TrimPrefix(tok, "wfs_"), ".", 3)
+	if len(parts) != 3 {
+		return "", 0, false
+	}
+	next, err := strconv.Atoi(parts[1])
+	if err != nil || !hmac.Equal([]byte(signedToken(parts[0], next)), []byte(tok)) {
+		return "", 0, false
+	}
+	return parts[0], next, true
+}
+
+// newSessionID names a new session, different in every process.
+func (s *server) newSessionID() string {
+	s.issued++
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%d-%d-%d", os.Getpid(), time.Now().UnixNano(), s.issued)))
+	return "ses" + hex.EncodeToString(sum[:6])
+}
+
+// resumableStep is a step under -tokens process or signed.
+func (s *server) resumableStep(args map[string]any) any {
+	got, _ := args["session_token"].(string)
+	nf, _ := args["n"].(float64)
+	n := int(nf)
+	var sid string
+	started := false
+	switch {
+	case got == "":
+		sid, started = s.newSessionID(), true
+	case s.tokens == "signed":
+		var next int
+		var ok bool
+		if sid, next, ok = verifySigned(got); !ok {
+			return toolError(fmt.Sprintf("invalid session token: bad signature (got %d characters)", len(got)))
+		}
+		if n != next {
+			return toolError(fmt.Sprintf("step %d is out of order: this workflow is at step %d", n, next))
+		}
+	default:
+		if got != s.token {
+			return toolError(fmt.Sprintf("unknown session: this server keeps sessions in memory and has none for the token given (%d characters)", len(got)))
+		}
+		sid = s.sid
+	}
+	if s.tokens == "signed" {
+		s.token = signedToken(sid, n+1)
+	} else {
+		s.token, s.sid = s.newToken(), sid
+	}
+	body := map[string]any{"step": n, "session": sid, "result": fmt.Sprintf("Step %d done: deployment check WF-STEP-%03d passed.", n, n)}
+	if started {
+		body["message"] = "No session token given: a new workflow session was started."
+	}
+	b, _ := json.Marshal(s.visible(body))
+	return map[string]any{"content": []any{text(string(b))}, "_meta": map[string]any{"session_token": s.token}}
 }

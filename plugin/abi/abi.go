@@ -166,6 +166,11 @@ type ProxyPayload struct {
 	Message json.RawMessage `json:"message"`
 	// Request is, for a response, the client's request it answers.
 	Request json.RawMessage `json:"request,omitempty"`
+	// Upstream names the server process the proxy talks to (a stdio
+	// child: its pid and start time), when the proxy knows it: a name not
+	// seen before with a token held means a new process, which may not
+	// know the token (ServerConfig.OnResume).
+	Upstream string `json:"upstream,omitempty"`
 }
 
 // TranscriptPayload is new bytes of a session transcript to chunk.
@@ -541,6 +546,31 @@ type ServerConfig struct {
 	// Capture false stores none of this server's calls (CaptureConfig
 	// says what they leave); its token is relayed all the same.
 	Capture *bool `json:"capture,omitempty"`
+	// OnResume says what a resume (or a new server process) does to the
+	// token ctxhook holds: OnResumeKeep (the default) keeps it,
+	// unconfirmed, for a server whose signed tokens outlive its process;
+	// OnResumeDrop drops it, for one that holds sessions in memory.
+	OnResume string `json:"on_resume,omitempty"`
+	// TokenErrors are regular expressions (RE2, matched without regard to
+	// case) of the error text that says a call's token was rejected: a
+	// call that carried the relayed token and failed with such an error
+	// retires the token. Default: the token argument's name and
+	// DefaultTokenErrors.
+	TokenErrors []string `json:"token_errors,omitempty"`
+}
+
+// What a resume does to a held token (ServerConfig.OnResume).
+const (
+	OnResumeKeep = "keep"
+	OnResumeDrop = "drop"
+)
+
+// DefaultTokenErrors, with the token argument's name, recognise the
+// error of a call rejected for its token: an invalid, expired or unknown
+// session (or one not found).
+var DefaultTokenErrors = []string{
+	`\b(invalid|expired|unknown|stale|revoked)\b[^\n]{0,40}\b(session|token)`,
+	`\bsession\b[^\n]{0,40}\b(invalid|expired|unknown|not found|no longer valid|has ended)\b`,
 }
 
 // CaptureConfig bounds what is stored, and says what is not stored at all.

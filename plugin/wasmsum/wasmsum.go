@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "30bc155884f4a1db4100492d4dc921e82ef3a03f0ca79682236a4037763403a4"
+const SHA256 = "d0c019083ea3eb693adfbcd6732864b3bd9b22f5020d091274e5e3b621dac3c3"

@@ -17,6 +17,8 @@ package fakemodel
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,6 +43,10 @@ type Server struct {
 	URL    string
 	Script []Step
 	Final  string
+	// CountFrom, when set, names a run of its own (Continue): only the
+	// calls made in it count towards its script, so a resumed (or
+	// compacted) session carries on with a script of its own.
+	CountFrom string
 	// LogPath, when set, receives every request as a JSON line.
 	LogPath string
 
@@ -60,6 +66,15 @@ func Start(script []Step, final string) (*Server, error) {
 	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
 	go s.srv.Serve(ln)
 	return s, nil
+}
+
+// Continue gives the runs from now on script, under the name countFrom
+// (a resumed session's prompt): the calls this model made before, under
+// another name, are another run's and do not count.
+func (s *Server) Continue(script []Step, countFrom string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Script, s.CountFrom = script, countFrom
 }
 
 // Close stops the server.
@@ -154,6 +169,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // next decides the reply: ("tool_use", {name,input,id}) or ("text", text).
 func (s *Server) next(req request, body []byte) (string, map[string]any) {
+	s.mu.Lock()
+	script, countFrom := s.Script, s.CountFrom
+	s.mu.Unlock()
 	offered := map[string]bool{}
 	deferred := map[string]bool{}
 	for _, t := range req.Tools {
@@ -164,11 +182,13 @@ func (s *Server) next(req request, body []byte) (string, map[string]any) {
 	}
 	scripted := map[string]bool{}
 	main := false
-	for _, st := range s.Script {
+	for _, st := range script {
 		scripted[st.Tool] = true
 		// A deferred tool is not in the tool list: Claude Code names it in a
 		// system-reminder and expects a ToolSearch first.
-		if !offered[st.Tool] && offered["ToolSearch"] && bytes.Contains(body, []byte(st.Tool)) {
+		// A compaction drops the reminder; a resumed run's model (CountFrom)
+		// searches for the tool its script names all the same.
+		if !offered[st.Tool] && offered["ToolSearch"] && (countFrom != "" || bytes.Contains(body, []byte(st.Tool))) {
 			offered[st.Tool], deferred[st.Tool] = true, true
 		}
 		if offered[st.Tool] {
@@ -184,13 +204,20 @@ func (s *Server) next(req request, body []byte) (string, map[string]any) {
 	referenced := map[string]bool{}
 	done := 0
 	previous := ""
+	tag := "" // a run of its own (Continue) marks its calls' ids
+	if countFrom != "" {
+		sum := sha256.Sum256([]byte(countFrom))
+		tag = "_r" + hex.EncodeToString(sum[:4])
+	}
 	for _, m := range req.Messages {
 		for _, b := range blocks(m.Content) {
 			switch b.Type {
 			case "tool_use":
 				callName[b.ID] = b.Name
 			case "tool_result":
-				if scripted[callName[b.ToolUseID]] {
+				// A compaction merges every result into one message,
+				// before the prompt: this run's calls are told by their id.
+				if scripted[callName[b.ToolUseID]] && strings.HasSuffix(b.ToolUseID, tag) {
 					done++
 					previous = resultText(b.Content)
 				}
@@ -202,11 +229,11 @@ func (s *Server) next(req request, body []byte) (string, map[string]any) {
 			}
 		}
 	}
-	if done >= len(s.Script) {
+	if done >= len(script) {
 		return "text", map[string]any{"text": s.Final}
 	}
-	st := s.Script[done]
-	id := fmt.Sprintf("toolu_fake%03d_%d", done, len(req.Messages))
+	st := script[done]
+	id := fmt.Sprintf("toolu_fake%03d_%d%s", done, len(req.Messages), tag)
 	if deferred[st.Tool] && !referenced[st.Tool] && offered["ToolSearch"] {
 		return "tool_use", map[string]any{"id": id + "s", "name": "ToolSearch",
 			"input": map[string]any{"query": "select:" + st.Tool, "max_results": 1}}

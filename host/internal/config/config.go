@@ -37,6 +37,8 @@
 //	headers = { Authorization = "Bearer ${JIRA_TOKEN}" }   # proxy --url: HTTP headers, ${VAR} from the environment
 //	shape_bytes = 32768            # this server's shaping threshold; -1 = never shape it
 //	capture = false                # store none of its calls (its token is relayed all the same)
+//	on_resume = "keep"             # after a resume its token is kept, unconfirmed (signed tokens); "drop": it died with the process
+//	token_errors = ["no such run"] # errors (regexps, any case) saying a call's token was rejected: the token is retired; default: the token_arg's name, or an invalid/expired/unknown session
 package config
 
 import (
@@ -88,6 +90,8 @@ type file struct {
 		Headers      map[string]string `toml:"headers"`
 		ShapeBytes   int               `toml:"shape_bytes"`
 		Capture      *bool             `toml:"capture"`
+		OnResume     string            `toml:"on_resume"`
+		TokenErrors  []string          `toml:"token_errors"`
 	} `toml:"servers"`
 }
 
@@ -189,8 +193,18 @@ func parse(text string, first int) (abi.Config, []string, error) {
 		if cfg.Servers == nil {
 			cfg.Servers = map[string]abi.ServerConfig{}
 		}
+		if o := s.OnResume; o != "" && o != abi.OnResumeKeep && o != abi.OnResumeDrop {
+			problems = append(problems, fmt.Sprintf("servers.%s.on_resume = %q ignored: it must be %q or %q", name, o, abi.OnResumeKeep, abi.OnResumeDrop))
+			s.OnResume = ""
+		}
+		for _, p := range s.TokenErrors {
+			if _, err := regexp.Compile("(?i)" + p); err != nil {
+				problems = append(problems, fmt.Sprintf("servers.%s.token_errors: %q is not a regular expression (%v); it matches nothing", name, p, err))
+			}
+		}
 		cfg.Servers[name] = abi.ServerConfig{Relay: s.Relay, TokenArg: s.TokenArg, StartTools: s.StartTools,
-			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey, ShapeBytes: s.ShapeBytes, Capture: s.Capture}
+			SkipArgs: s.SkipArgs, CapturePaths: s.CapturePaths, Proxy: s.Proxy, MetaKey: s.MetaKey, ShapeBytes: s.ShapeBytes, Capture: s.Capture,
+			OnResume: s.OnResume, TokenErrors: s.TokenErrors}
 	}
 	return cfg, problems, nil
 }
@@ -264,6 +278,10 @@ func merge(cfg *abi.Config, c abi.Config) {
 		if s.Capture != nil {
 			old.Capture = s.Capture
 		}
+		if s.OnResume != "" {
+			old.OnResume = s.OnResume
+		}
+		old.TokenErrors = append(old.TokenErrors, s.TokenErrors...)
 		cfg.Servers[name] = old
 	}
 }

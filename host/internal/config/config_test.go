@@ -146,3 +146,24 @@ func TestCaptureKeys(t *testing.T) {
 		t.Errorf("bad values: %+v, %v", cfg.Capture, err)
 	}
 }
+
+// TestResumeKeys: on_resume and token_errors reach the plugin's config; a
+// value on_resume does not know and a pattern that does not compile are
+// named, and the rest applies.
+func TestResumeKeys(t *testing.T) {
+	cfg, err := Parse("[servers.wf]\nrelay = true\non_resume = \"drop\"\ntoken_errors = [\"no such run\", \"(?:gone)\"]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := cfg.Servers["wf"]; s.OnResume != abi.OnResumeDrop || len(s.TokenErrors) != 2 || s.TokenErrors[0] != "no such run" {
+		t.Errorf("servers.wf = %+v", s)
+	}
+	cfg, err = Parse("[servers.wf]\nrelay = true\non_resume = \"forget\"\ntoken_errors = [\"(unclosed\"]\nrelay_on_resume = 1\n")
+	if err == nil || !strings.Contains(err.Error(), `servers.wf.on_resume = "forget" ignored`) ||
+		!strings.Contains(err.Error(), `"(unclosed" is not a regular expression`) || !strings.Contains(err.Error(), "servers.wf.relay_on_resume") {
+		t.Errorf("bad values: %v", err)
+	}
+	if s := cfg.Servers["wf"]; !s.Relay || s.OnResume != "" {
+		t.Errorf("the rest did not apply as it should: %+v", s)
+	}
+}

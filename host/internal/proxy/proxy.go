@@ -91,14 +91,19 @@ type upstream interface {
 }
 
 type proxy struct {
-	o      Options
-	dec    *decider.Decider
-	outMu  sync.Mutex
-	out    *bufio.Writer
-	up     upstream
-	mu     sync.Mutex
-	wait   map[string]*pending
-	gone   string // why the server cannot answer any more; "" while it runs
+	o     Options
+	dec   *decider.Decider
+	outMu sync.Mutex
+	out   *bufio.Writer
+	up    upstream
+	mu    sync.Mutex
+	wait  map[string]*pending
+	gone  string // why the server cannot answer any more; "" while it runs
+	// upID names the server's process for the plugin (a stdio child's pid
+	// and start time): under a fixed --session, a new process is how the
+	// plugin learns a token held may be unknown to the server. Set before
+	// the first message is read.
+	upID   string
 	warned map[string]bool
 }
 
@@ -168,6 +173,7 @@ func startStdio(p *proxy) (*stdioUpstream, error) {
 		out.Close()
 		return nil, fmt.Errorf("cannot start MCP server %q: %v", p.o.Name, err)
 	}
+	p.upID = fmt.Sprintf("stdio:%d:%d", u.child.Process.Pid, time.Now().UnixNano())
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
@@ -522,7 +528,7 @@ func (p *proxy) toClient(m []byte) {
 // decide asks the plugin about a message: the line to forward instead,
 // or nil to forward it unchanged. An error means no decision.
 func (p *proxy) decide(event string, msg, request json.RawMessage) (json.RawMessage, error) {
-	stdout, err := p.dec.Decide(context.Background(), abi.HarnessMCPProxy, event, proxyPayload(p.o.Session, p.o.Name, msg, request))
+	stdout, err := p.dec.Decide(context.Background(), abi.HarnessMCPProxy, event, proxyPayload(p.o.Session, p.o.Name, p.upID, msg, request))
 	if err != nil {
 		return nil, err
 	}

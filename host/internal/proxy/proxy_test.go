@@ -579,3 +579,44 @@ func TestSameSessionTwoProxies(t *testing.T) {
 		t.Errorf("%d events stored, want 2 (one per proxy)", s.Events)
 	}
 }
+
+// TestNewServerProcess: a second proxy under the same --session starts the
+// server anew, and the token the first one captured is unknown to it. With
+// on_resume "keep" it is sent once, rejected, retired at once (the result
+// tells the model so), and the next call goes without it; with "drop" the
+// proxy's word that the process is new retires it before any call.
+func TestNewServerProcess(t *testing.T) {
+	for _, onResume := range []string{"keep", "drop"} {
+		t.Run(onResume, func(t *testing.T) {
+			a := connect(t, "10s")
+			if r, err := a.call(t, "start_session", map[string]any{}); err != nil || r.IsError {
+				t.Fatalf("start_session: %v %s", err, text(r))
+			}
+			if r, err := a.call(t, "step", map[string]any{"n": 1}); err != nil || r.IsError {
+				t.Fatalf("step 1: %v %s", err, text(r))
+			}
+			a.close(t)
+			cfg := "[servers.wf]\nrelay = true\nproxy = true\non_resume = \"" + onResume + "\"\ntoken_errors = [\"wrong session token\"]\n"
+			os.WriteFile(filepath.Join(a.home, "config", "config.toml"), []byte(cfg), 0o600)
+			b := connectWith(t, []string{"--timeout", "10s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]}, []string{"CTXHOOK_HOME=" + a.home})
+			const told = "has to be started again"
+			r, err := b.call(t, "step", map[string]any{"n": 2})
+			if err != nil || !r.IsError {
+				t.Fatalf("step 2 in a new server process: %v %s", err, text(r))
+			}
+			if got := strings.Contains(text(r), told); got != (onResume == "keep") {
+				t.Errorf("step 2: the model told of a rejected token %v, want %v: %s", got, onResume == "keep", text(r))
+			}
+			r, err = b.call(t, "step", map[string]any{"n": 3})
+			if err != nil || !r.IsError || strings.Contains(text(r), told) {
+				t.Errorf("step 3 went with the rejected token again (or did not fail without one): %v %s", err, text(r))
+			}
+			if r, err := b.call(t, "start_session", map[string]any{}); err != nil || r.IsError {
+				t.Fatalf("start_session: %v %s", err, text(r))
+			}
+			if r, err := b.call(t, "step", map[string]any{"n": 4}); err != nil || r.IsError {
+				t.Errorf("step 4 after a new session: %v %s\nstderr: %s", err, text(r), b.stderr)
+			}
+		})
+	}
+}

@@ -54,6 +54,10 @@ func FuzzHandle(f *testing.F) {
 	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"mcp__wf__step","tool_response":[{"type":"text","text":"{\"session_token\":\"tok_fuzz_0123456789\"}"}]}`), "3", uint8(0))
 	f.Add([]byte(`{"format":"claude-code","path":"/p","session":"s","final":true,"data":"{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"content\":\"token tok_known_0123456789abcdef here\"}}\n"}`), "", uint8(5))
 	f.Add([]byte(`{"hook":"tool.execute.after","input":{"tool":"wf_step","sessionID":"s","args":{}},"output":{"content":[],"_meta":{"session_token":"tok_fuzz_0123456789"}}}`), "", uint8(4))
+	// A rejection of the known token (it is retired; the notice never
+	// holds it) and a resume (it is kept, unconfirmed).
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"PostToolUseFailure","tool_name":"mcp__wf__step","tool_input":{"session_token":"tok_known_0123456789abcdef"},"error":"invalid session tok_known_0123456789abcdef"}`), "", uint8(0))
+	f.Add([]byte(`{"session_id":"s","hook_event_name":"SessionStart","source":"resume"}`), "", uint8(2))
 	const known = "tok_known_0123456789abcdef"
 	f.Fuzz(func(t *testing.T, payload []byte, every string, harness uint8) {
 		req := abi.HandleRequest{Harness: harnesses[int(harness)%len(harnesses)], Payload: string(payload),

@@ -48,14 +48,17 @@ func parseProxyFast(b []byte, p *abi.ProxyPayload, e *jsonfast.Expander) bool {
 		}
 		seen[m.Key] = true
 		switch m.Key {
-		case "session_id", "server":
+		case "session_id", "server", "upstream":
 			s, ok := jsonfast.String(m.Value)
 			if !ok {
 				return false
 			}
-			if m.Key == "server" {
+			switch m.Key {
+			case "server":
 				p.Server = s
-			} else {
+			case "upstream":
+				p.Upstream = s
+			default:
 				p.SessionID = s
 			}
 		case "message":
@@ -63,7 +66,7 @@ func parseProxyFast(b []byte, p *abi.ProxyPayload, e *jsonfast.Expander) bool {
 		case "request":
 			p.Request = json.RawMessage(m.Value)
 		default:
-			for _, f := range []string{"session_id", "server", "message", "request"} {
+			for _, f := range []string{"session_id", "server", "message", "request", "upstream"} {
 				if strings.EqualFold(m.Key, f) {
 					return false
 				}
@@ -118,6 +121,7 @@ func (c proxyCall) request(d *decision) {
 	if !ok {
 		return
 	}
+	c.noteUpstream(d, rs)
 	token := d.state.Tokens[c.p.Server]
 	restored := restoreState(call.Params, token)
 	updated, skip := rs.Inject(call.Tool, call.Args, token)
@@ -182,7 +186,13 @@ func (c proxyCall) response(d *decision) {
 	}
 	call, _, _ := mcpmsg.ParseCallIn(&d.json, c.p.Request)
 	server := c.p.Server
+	notice := c.judgeToken(d, call, res)    // before a token the answer carries is captured
 	forward, changed := c.hideToken(d, res) // what the client gets
+	if notice != "" && forward != nil {
+		if o, ok := withNotice(forward, notice); ok {
+			forward, changed = o, true
+		}
+	}
 	if o, ok := d.redactForModel(forward); ok {
 		forward, changed = o, true
 	}
@@ -320,4 +330,66 @@ func (d *decision) shapeResult(server string, result mcpmsg.Object, raw json.Raw
 		d.tallyN(abi.TallyKeptOut, kept)
 	}
 	return shaped, true
+}
+
+// judgeToken is the hooks' judgeToken (toolhook.go) for a proxied call: a
+// result or JSON-RPC error that rejects the token the request carried
+// retires it, an accepted call confirms it. It returns the text for the
+// model, or "".
+func (c proxyCall) judgeToken(d *decision, call mcpmsg.Call, res mcpmsg.Result) string {
+	rs, ok := relay.Lookup(d.req.Config, c.p.Server)
+	tok := d.state.Tokens[c.p.Server]
+	if !ok || tok == "" || call.Args == nil || !rs.Carries(call.Args, tok) {
+		return ""
+	}
+	if !res.IsError() {
+		if d.state.confirm(c.p.Server) {
+			d.dirty = true
+		}
+		return ""
+	}
+	text := string(res.Error)
+	if res.Error == nil {
+		text = d.readableText(res.Raw)
+	}
+	if !rs.RejectsToken(text) {
+		return ""
+	}
+	d.state.dropToken(c.p.Server)
+	d.dirty = true
+	return tokenRejected(rs)
+}
+
+// withNotice returns result with text as one more text block after its
+// content, for the model to read beside the server's error.
+func withNotice(result mcpmsg.Object, text string) (mcpmsg.Object, bool) {
+	var content []json.RawMessage
+	if raw, ok := result["content"]; ok && json.Unmarshal(raw, &content) != nil {
+		return nil, false
+	}
+	block, _ := json.Marshal(map[string]string{"type": "text", "text": text})
+	out := result.Clone()
+	out.Set("content", append(content, block))
+	return out, true
+}
+
+// noteUpstream applies what the proxy says of the server's process: one
+// it has not named before, while a token is held, is a new process, and
+// the token is unconfirmed (or dropped, with on_resume = "drop") as after
+// a resume.
+func (c proxyCall) noteUpstream(d *decision, rs relay.Server) {
+	up, server := c.p.Upstream, c.p.Server
+	if up == "" || d.stateErr || d.state.Upstreams[server] == up {
+		return
+	}
+	if d.state.Upstreams == nil {
+		d.state.Upstreams = map[string]string{}
+	}
+	d.state.Upstreams[server] = up
+	d.dirty = true
+	if rs.Drop {
+		d.state.dropToken(server)
+	} else {
+		d.state.unconfirm(server)
+	}
 }

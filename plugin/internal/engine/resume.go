@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
+	"github.com/ctxhook/ctxhook/plugin/internal/relay"
 	"github.com/ctxhook/ctxhook/plugin/modeltext"
 )
 
@@ -159,14 +161,8 @@ func (d *decision) resumeBlock(why string) string {
 	if now := d.req.NowMS; d.state.BlockFor == why && now >= d.state.BlockMS && now-d.state.BlockMS < blockAgain {
 		return ""
 	}
-	var relayed []string
-	for name, s := range d.req.Config.Servers {
-		if s.Relay {
-			relayed = append(relayed, name)
-		}
-	}
-	slices.Sort(relayed)
-	if len(relayed) == 0 && len(d.state.Recent) == 0 && len(d.state.Searches) == 0 {
+	live, unconfirmed := d.relayServers()
+	if len(live) == 0 && len(unconfirmed) == 0 && len(d.state.Recent) == 0 && len(d.state.Searches) == 0 {
 		return ""
 	}
 	var b strings.Builder
@@ -183,12 +179,18 @@ func (d *decision) resumeBlock(why string) string {
 		room -= len(line)
 		return true
 	}
-	if len(relayed) > 0 {
-		for i, name := range relayed {
-			relayed[i] = modeltext.Name(name)
+	for _, names := range [][]string{live, unconfirmed} {
+		for i, name := range names {
+			names[i] = modeltext.Name(name)
 		}
-		add("- ctxhook adds the session token to every call of: " + strings.Join(relayed, ", ") +
+	}
+	if len(live) > 0 {
+		add("- ctxhook adds the session token to every call of: " + strings.Join(live, ", ") +
 			". Never type or ask for these tokens.\n")
+	}
+	if len(unconfirmed) > 0 {
+		add("- ctxhook still holds a session token from before the resume for: " + strings.Join(unconfirmed, ", ") +
+			". It goes with the next call; should the server reject it, ctxhook drops it and says so, and that server's session has to be started again. Never type or ask for these tokens.\n")
 	}
 	if len(d.state.Recent) > 0 {
 		// Most used first, then newest first.
@@ -241,6 +243,9 @@ func isOwn(c toolCall) bool { return c.isMCP && c.server == classify.OwnServer }
 // for any source and for a prompt (source ""), the block a compaction
 // left pending; "" when none is due.
 func (d *decision) blockAt(source string) string {
+	if source == "resume" {
+		d.relayResumed()
+	}
 	switch {
 	case source == "compact" || source == "resume":
 		return d.resumeBlock(source)
@@ -248,4 +253,42 @@ func (d *decision) blockAt(source string) string {
 		return d.resumeBlock("compact")
 	}
 	return ""
+}
+
+// relayServers names the servers whose relay the block may speak of, each
+// sorted: live (a token held and, since the last resume, accepted or
+// newly issued) and unconfirmed (kept across a resume, not yet sent or
+// not yet answered). A server with the relay on but no token held, or
+// behind the proxy (whose tokens this session's state does not hold), is
+// not named: saying that ctxhook adds a token it does not have is what
+// made a model keep calling a server that had forgotten its session.
+func (d *decision) relayServers() (live, unconfirmed []string) {
+	for _, name := range slices.Sorted(maps.Keys(d.state.Tokens)) {
+		if rs, ok := relay.Lookup(d.req.Config, name); !ok || rs.Proxy || d.state.Tokens[name] == "" {
+			continue
+		}
+		if slices.Contains(d.state.Unconfirmed, name) {
+			unconfirmed = append(unconfirmed, name)
+		} else {
+			live = append(live, name)
+		}
+	}
+	return live, unconfirmed
+}
+
+// relayResumed applies a resume to the tokens held: the agent runs its MCP
+// servers anew, so a token is unconfirmed until the server accepts it, or
+// dropped where the user said the server's tokens die with its process
+// (on_resume = "drop").
+func (d *decision) relayResumed() {
+	for _, name := range slices.Sorted(maps.Keys(d.state.Tokens)) {
+		rs, ok := relay.Lookup(d.req.Config, name)
+		switch {
+		case !ok || rs.Proxy:
+		case rs.Drop:
+			d.dirty = d.state.dropToken(name) || d.dirty
+		default:
+			d.dirty = d.state.unconfirm(name) || d.dirty
+		}
+	}
 }

@@ -10,11 +10,11 @@ import (
 )
 
 // TestResumeBlockBound: whatever the session holds, the block keeps to
-// its bound, always names the relay servers, and is given once per change.
+// its bound, always names the relay servers holding a token, and is given once per change.
 func TestResumeBlockBound(t *testing.T) {
 	for _, max := range []int{300, 600, 1000, abi.DefaultResumeBytes, 4000} {
 		for _, n := range []int{0, 1, 5, maxRecent} {
-			var st sessionState
+			st := sessionState{Tokens: map[string]string{"tickets": "tok-live-9f8e7d6c5b4a39281706"}}
 			for i := range n {
 				st.noteRecent(recentCall{Key: fmt.Sprintf("e%016x", i), Server: "tickets", Tool: "get_ticket",
 					Title: callTitle(fmt.Sprintf(`{"id":"TCK-%d","q":"%s","session_token":"x"}`, i, strings.Repeat("é", 50)), "session_token")})
@@ -45,5 +45,49 @@ func TestResumeBlockBound(t *testing.T) {
 				t.Errorf("no block for a later compaction")
 			}
 		}
+	}
+}
+
+// TestResumeBlockRelay: the block names a relay server only while ctxhook
+// holds its token, and says whether the token is live or kept from before
+// the resume; a resume makes a held token unconfirmed, or drops it where
+// the server's tokens die with its process.
+func TestResumeBlockRelay(t *testing.T) {
+	const live = "ctxhook adds the session token to every call of: "
+	const kept = "ctxhook still holds a session token from before the resume for: "
+	for _, tc := range []struct {
+		name     string
+		tokens   map[string]string
+		onResume string
+		why      string
+		want     []string
+		dropped  bool
+	}{
+		{"no token held", nil, "", "compact", nil, true},
+		{"live after compaction", map[string]string{"tickets": "tok-1"}, "", "compact", []string{live + "tickets."}, false},
+		{"kept across a resume", map[string]string{"tickets": "tok-1"}, "", "resume", []string{kept + "tickets."}, false},
+		{"keep said", map[string]string{"tickets": "tok-1"}, abi.OnResumeKeep, "resume", []string{kept + "tickets."}, false},
+		{"dropped by a resume", map[string]string{"tickets": "tok-1"}, abi.OnResumeDrop, "resume", nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := sessionState{Tokens: tc.tokens, Searches: []string{"q"}}
+			raw, _ := json.Marshal(st)
+			d := &decision{req: abi.HandleRequest{Config: abi.Config{Servers: map[string]abi.ServerConfig{
+				"tickets": {Relay: true, OnResume: tc.onResume}, "other": {Relay: true}}},
+				State: map[string]string{"session/s": string(raw)}}, session: "s"}
+			d.loadState()
+			block := d.blockAt(tc.why)
+			for _, w := range tc.want {
+				if !strings.Contains(block, w) {
+					t.Errorf("the block does not say %q:\n%s", w, block)
+				}
+			}
+			if len(tc.want) == 0 && strings.Contains(block, "tickets") || strings.Contains(block, "other") {
+				t.Errorf("the block names a server whose token ctxhook does not hold:\n%s", block)
+			}
+			if _, held := d.state.Tokens["tickets"]; held == tc.dropped {
+				t.Errorf("token held %v after %s with on_resume %q", held, tc.why, tc.onResume)
+			}
+		})
 	}
 }

@@ -17,6 +17,13 @@ type sessionState struct {
 	// Tokens holds the current relay token per MCP server: state is keyed
 	// by session (the document) and server (the map key).
 	Tokens map[string]string `json:"tokens,omitempty"`
+	// Unconfirmed lists the servers whose token was kept across a resume
+	// (or a new server process) and has not been accepted since: a server
+	// that held its sessions in memory no longer knows it.
+	Unconfirmed []string `json:"unconfirmed,omitempty"`
+	// Upstreams names, per server, the process the proxy last said it
+	// talks to (abi.ProxyPayload.Upstream).
+	Upstreams map[string]string `json:"upstreams,omitempty"`
 	// Retired keeps the last tokens each server rotated away from, so they
 	// are still redacted if they show up again.
 	Retired []string `json:"retired,omitempty"`
@@ -117,11 +124,52 @@ func (s *sessionState) setToken(server, tok string) (changed bool) {
 		s.Tokens = map[string]string{}
 	}
 	s.Tokens[server] = tok
-	if old != "" && !slices.Contains(s.Retired, old) {
-		s.Retired = append(s.Retired, old)
+	s.retire(old)
+	s.confirm(server) // a token the server just issued
+	return true
+}
+
+// retire keeps tok for redaction only.
+func (s *sessionState) retire(tok string) {
+	if tok != "" && !slices.Contains(s.Retired, tok) {
+		s.Retired = append(s.Retired, tok)
 		if len(s.Retired) > maxRetired {
 			s.Retired = s.Retired[len(s.Retired)-maxRetired:]
 		}
+	}
+}
+
+// dropToken retires server's token: no later call gets it.
+func (s *sessionState) dropToken(server string) bool {
+	tok, ok := s.Tokens[server]
+	if !ok {
+		return false
+	}
+	delete(s.Tokens, server)
+	s.retire(tok)
+	s.confirm(server)
+	return true
+}
+
+// unconfirm marks server's token as kept from before a resume.
+func (s *sessionState) unconfirm(server string) bool {
+	if s.Tokens[server] == "" || slices.Contains(s.Unconfirmed, server) {
+		return false
+	}
+	s.Unconfirmed = append(s.Unconfirmed, server)
+	slices.Sort(s.Unconfirmed)
+	return true
+}
+
+// confirm says server's token is live again; true when it was not.
+func (s *sessionState) confirm(server string) bool {
+	i := slices.Index(s.Unconfirmed, server)
+	if i < 0 {
+		return false
+	}
+	s.Unconfirmed = slices.Delete(s.Unconfirmed, i, i+1)
+	if len(s.Unconfirmed) == 0 {
+		s.Unconfirmed = nil
 	}
 	return true
 }

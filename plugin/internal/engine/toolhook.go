@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
@@ -101,6 +102,12 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	// A server behind ctxhook's proxy is captured by the proxy, which sees
 	// the whole result: recording it here too would store it twice.
 	proxied := c.isMCP && c.server != "" && d.req.Config.Servers[c.server].Proxy
+	var notice string // the relay's word to the model about this call's token
+	if c.isMCP && c.server != "" && !proxied {
+		if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
+			notice = d.judgeToken(c, rs)
+		}
+	}
 	if c.isMCP && c.server != "" && !c.failed && !proxied {
 		if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
 			from := c.response
@@ -179,7 +186,13 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 			replacement = red
 		}
 	}
-	if c.failed || render == nil {
+	if render == nil {
+		return
+	}
+	if c.failed {
+		if notice != "" {
+			d.stdout = render(notice, "")
+		}
 		return
 	}
 	size := len(c.response)
@@ -193,7 +206,10 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if nudged {
 		d.tally(abi.TallyNudges)
 	}
-	if nudged || replacement != "" {
+	if notice != "" {
+		text = strings.TrimSuffix(notice+"\n\n"+text, "\n\n")
+	}
+	if notice != "" || nudged || replacement != "" {
 		d.stdout = render(text, replacement)
 	}
 	if pointer {
@@ -260,4 +276,67 @@ func nudgeFor(d *decision, category, server string, isMCP bool, size int) (strin
 	d.state.OneShots = append(d.state.OneShots, category)
 	d.dirty = true
 	return text, true
+}
+
+// judgeToken judges the relay token a call carried by how the server
+// answered. Rejected for it (an error TokenErrors recognise), the token is
+// retired at once: the next call goes without one and captures the one
+// the server issues then, and the model is told that the server's session
+// has to be started again (the returned text). Accepted, a token kept
+// across a resume is confirmed. A server that held its sessions in memory
+// forgets them when its process ends; only its answer tells the two kinds
+// apart.
+func (d *decision) judgeToken(c toolCall, rs relay.Server) string {
+	tok := d.state.Tokens[c.server]
+	if tok == "" || c.file != nil || !rs.Carries(c.input, tok) {
+		return ""
+	}
+	text, failed := d.callError(c)
+	switch {
+	case failed && rs.RejectsToken(text):
+		d.state.dropToken(c.server)
+		d.dirty = true
+		return tokenRejected(rs)
+	case !failed && d.state.confirm(c.server):
+		d.dirty = true
+	}
+	return ""
+}
+
+// callError returns the error text of a call that failed: the harness's
+// error, or a result marked isError (harnesses that pass those as a
+// success); false when the call did not fail.
+func (d *decision) callError(c toolCall) (string, bool) {
+	from := c.response
+	if c.capture != nil {
+		from = c.capture
+	}
+	if !c.failed {
+		v, err := d.decode(from)
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			return "", false
+		}
+		flag, _ := d.json.Value(m["isError"])
+		if b, _ := flag.(bool); !b {
+			return "", false
+		}
+	}
+	if text := d.readableText(from); text != "" {
+		return text, true
+	}
+	return string(from), true
+}
+
+// tokenRejected is what the model is told when a server rejected the
+// token ctxhook sent. Every name in it is the user's (the config's), none
+// the server's.
+func tokenRejected(rs relay.Server) string {
+	start := ""
+	if len(rs.StartTools) > 0 {
+		start = " (" + strings.Join(rs.StartTools, ", ") + ")"
+	}
+	return "[ctxhook] The " + rs.Name + " server rejected the session token ctxhook sent with this call: that session is gone on the server " +
+		"(expired, or lost when the server restarted, as on a resume). ctxhook has dropped the token. " +
+		"The server's session has to be started again" + start + "; ctxhook adds the new token to the calls after that. Never type or ask for the token."
 }

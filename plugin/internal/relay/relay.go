@@ -11,6 +11,7 @@ package relay
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +31,10 @@ type Server struct {
 	CapturePaths []string
 	Proxy        bool
 	MetaKey      string
+	// Drop: a resume drops the token instead of keeping it unconfirmed.
+	Drop bool
+	// TokenErrors recognise an error that rejects the call's token.
+	TokenErrors []string
 }
 
 // Lookup returns the relay settings for server, and false when the relay is
@@ -41,7 +46,8 @@ func Lookup(cfg abi.Config, server string) (Server, bool) {
 		return Server{}, false
 	}
 	s := Server{Name: server, TokenArg: sc.TokenArg, StartTools: sc.StartTools,
-		SkipArgs: sc.SkipArgs, CapturePaths: sc.CapturePaths, Proxy: sc.Proxy, MetaKey: sc.MetaKey}
+		SkipArgs: sc.SkipArgs, CapturePaths: sc.CapturePaths, Proxy: sc.Proxy, MetaKey: sc.MetaKey,
+		Drop: sc.OnResume == abi.OnResumeDrop, TokenErrors: sc.TokenErrors}
 	if s.TokenArg == "" {
 		s.TokenArg = abi.DefaultTokenArg
 	}
@@ -54,7 +60,44 @@ func Lookup(cfg abi.Config, server string) (Server, bool) {
 	if s.CapturePaths == nil {
 		s.CapturePaths = abi.DefaultCapturePaths
 	}
+	if s.TokenErrors == nil {
+		s.TokenErrors = append([]string{`\b` + regexp.QuoteMeta(s.TokenArg) + `\b`}, abi.DefaultTokenErrors...)
+	}
 	return s, true
+}
+
+// rejectBytes is how much of an error's text is matched: an error that
+// rejects a token says so at once, and a hostile server's 64 MiB error
+// must not cost a hook its deadline.
+const rejectBytes = 8 << 10
+
+// RejectsToken reports whether an error's text says the call's token was
+// rejected (TokenErrors). A pattern that does not compile matches nothing.
+func (s Server) RejectsToken(text string) bool {
+	if len(text) > rejectBytes {
+		text = text[:rejectBytes]
+	}
+	for _, p := range s.TokenErrors {
+		re, err := regexp.Compile("(?i)" + p)
+		if err == nil && re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+// Carries reports whether a call's input holds token as its token
+// argument: the relay put it there (or the model typed the same value).
+func (s Server) Carries(input json.RawMessage, token string) bool {
+	if token == "" {
+		return false
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(input, &args) != nil {
+		return false
+	}
+	var got string
+	return json.Unmarshal(args[s.TokenArg], &got) == nil && got == token
 }
 
 // Capture finds the session token in a tool result. result is whatever

@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -75,5 +76,58 @@ func TestInject(t *testing.T) {
 				t.Errorf("invalid JSON %s", got)
 			}
 		})
+	}
+}
+
+// TestRejectsToken: the default token errors recognise an invalid, expired
+// or unknown session and the token argument's name, not other failures;
+// configured patterns replace them; only the first 8 KiB is read.
+func TestRejectsToken(t *testing.T) {
+	def, _ := Lookup(abi.Config{Servers: map[string]abi.ServerConfig{"s": {Relay: true}}}, "s")
+	arg, _ := Lookup(abi.Config{Servers: map[string]abi.ServerConfig{"s": {Relay: true, TokenArg: "wf.token"}}}, "s")
+	own, _ := Lookup(abi.Config{Servers: map[string]abi.ServerConfig{"s": {Relay: true, TokenErrors: []string{"no such run", "(broken"}}}}, "s")
+	for _, tc := range []struct {
+		s    Server
+		text string
+		want bool
+	}{
+		{def, "invalid session token (got 480 characters); call start_session again", true},
+		{def, "Session expired", true},
+		{def, "session has ended", true},
+		{def, "Unknown session id 7f3a", true},
+		{def, "expired token", true},
+		{def, "MCP error -32602: session not found", true},
+		{def, "missing required argument session_token", true},
+		{def, "ticket TCK-404 not found", false},
+		{def, "invalid date in report", false},
+		{def, strings.Repeat("x", 9<<10) + " invalid session", false},
+		{arg, "wf.token does not match", true},
+		{arg, "wfxtoken does not match", false},
+		{own, "No Such Run: 7f3a", true},
+		{own, "invalid session token", false},
+	} {
+		if got := tc.s.RejectsToken(tc.text); got != tc.want {
+			t.Errorf("%v RejectsToken(%.60q) = %v, want %v", tc.s.TokenErrors, tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestCarries: a call carries the token only as its token argument's
+// string value.
+func TestCarries(t *testing.T) {
+	s, _ := Lookup(abi.Config{Servers: map[string]abi.ServerConfig{"s": {Relay: true}}}, "s")
+	for in, want := range map[string]bool{
+		`{"n":1,"session_token":"tok-1"}`: true,
+		`{"n":1,"session_token":"tok-2"}`: false,
+		`{"n":1,"note":"tok-1"}`:          false,
+		`{"session_token":["tok-1"]}`:     false,
+		`not json`:                        false,
+	} {
+		if got := s.Carries(json.RawMessage(in), "tok-1"); got != want {
+			t.Errorf("Carries(%s) = %v, want %v", in, got, want)
+		}
+	}
+	if s.Carries(json.RawMessage(`{"session_token":""}`), "") {
+		t.Errorf("an empty token is carried by no call")
 	}
 }
