@@ -871,10 +871,15 @@ func TestCommandLine(t *testing.T) {
 		{"uninstall", "vim"}, {"doctor"}, {"doctor", "vim"}, {"mcp", "extra"}, {"proxy"}, {"proxy", "--name", "x", "--timeout", "0", "--", "true"},
 		{"demo", "--nope"}, {"version", "--nope"}, {"proxy", "--bogus"}, {"proxy", "--name", "x", "stray", "--", "true"}, {"io"},
 		{"stats", "--all", "--session", "x"}, {"stats", "extra"}, {"purge", "--session", "a", "--session", "b"},
-		{"search", "--server", "a", "--server", "b", "x"}, {"search", "x", "--limit"}} {
+		{"search", "--server", "a", "--server", "b", "x"}, {"search", "x", "--limit"},
+		{"doctor", "claude-code", "extra"}, {"install", "claude-code", "extra"}, {"uninstall", "claude-code", "extra"}} {
 		out, errs, code := e.run(t, nil, args...)
 		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "ctxhook "+args[0]+" --help") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+		// An argument too many is named, whatever else is wrong.
+		if len(args) == 3 && args[2] == "extra" && !strings.Contains(errs, `unexpected argument "extra"`) {
+			t.Errorf("%v: %q does not name the unexpected argument", args, errs)
 		}
 	}
 	// Flags are spelled as typed (--session), never -session, and a flag

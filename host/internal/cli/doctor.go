@@ -30,6 +30,9 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
+	if len(pos) > 1 {
+		return usageError(env, "doctor", "unexpected argument %q", pos[1])
+	}
 	if len(pos) != 1 {
 		return usageError(env, "doctor", "name a harness: %s", strings.Join(harnessNames(), ", "))
 	}

@@ -58,7 +58,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, code, false
 	}
 	if len(pos) > 1 && !*wrap {
-		return installFlags{}, usageError(env, name, "server names (%s) go with --wrap-mcp", strings.Join(pos[1:], " ")), false
+		return installFlags{}, usageError(env, name, "unexpected argument %q (MCP server names go with --wrap-mcp)", pos[1]), false
 	}
 	if len(pos) < 1 {
 		return installFlags{}, usageError(env, name, "name a harness: %s", strings.Join(harnessNames(), ", ")), false
