@@ -842,6 +842,11 @@ func TestConfigProblemOnce(t *testing.T) {
 	if !strings.Contains(out, "line 5") {
 		t.Errorf("doctor does not name the bad line:\n%s", out)
 	}
+	// The file with the problem is never also ok; what still applies is
+	// said as information.
+	if strings.Contains(out, "  ok    config ") || !strings.Contains(out, "  --    config "+p.Config+": the rest of it applies (relay enabled for tickets)") {
+		t.Errorf("doctor on a config with a problem:\n%s", out)
+	}
 	cfg, _, _ := e.run(t, nil, "io", "load")
 	if !strings.Contains(cfg, `"relay":true`) {
 		t.Errorf("the valid part (the relay) was not applied: %s", cfg)

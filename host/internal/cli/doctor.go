@@ -93,29 +93,31 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	}
 	// A config with a problem still applies its valid parts: they are
 	// described too.
-	cfg, err := config.Load(p.Config)
-	if err != nil {
-		bad("%v", err)
+	cfg, cfgErr := config.Load(p.Config)
+	if cfgErr != nil {
+		bad("%v", cfgErr)
 	}
-	var relay []string
-	for name, s := range cfg.Servers {
-		if s.Relay {
-			relay = append(relay, name)
-		}
+	relay := "relay enabled for no server"
+	if names := relayServers(cfg); len(names) > 0 {
+		relay = "relay enabled for " + strings.Join(names, ", ")
 	}
-	sort.Strings(relay)
 	if what := excludedWhat(cfg); what != "" {
 		info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, cmp.Or(cfg.Capture.Excluded, abi.ExcludedMetadata))
 	}
 	if v := env.Getenv(abi.EnvCapture); v != "" {
 		info("%s=%s in this environment (0, false, off or no store nothing)", abi.EnvCapture, v)
 	}
-	if _, err := os.Stat(p.Config); err != nil {
+	// A config with a problem is not ok: what of it applies is said as
+	// information, below the problem.
+	switch _, err := os.Stat(p.Config); {
+	case err != nil:
 		info("no config at %s (defaults; the relay is off)", p.Config)
-	} else if len(relay) == 0 {
-		okf("config %s (relay enabled for no server)", p.Config)
-	} else {
-		okf("config %s (relay enabled for %s)", p.Config, strings.Join(relay, ", "))
+	case cfgErr != nil && !strings.HasSuffix(cfgErr.Error(), "the rest applies"):
+		info("config %s is not read: the defaults apply (the relay is off)", p.Config)
+	case cfgErr != nil:
+		info("config %s: the rest of it applies (%s)", p.Config, relay)
+	default:
+		okf("config %s (%s)", p.Config, relay)
 	}
 	if st, err := store.Open(p.DB(), store.Options{ReadOnly: true}); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -290,6 +292,18 @@ func doctorOpenCode(env Env, h install.Harness, okf, bad, info func(string, ...a
 	if !found {
 		bad("the ctxhook plugin is not installed (run 'ctxhook install %s')", h.Name)
 	}
+}
+
+// relayServers lists the servers the config enables the relay for, sorted.
+func relayServers(cfg abi.Config) []string {
+	var names []string
+	for name, s := range cfg.Servers {
+		if s.Relay {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // excludedWhat says what the capture settings keep out of the store, or "".
