@@ -435,9 +435,24 @@ func TestInstallOpenCode(t *testing.T) {
 	if out, _, code := e.run(t, nil, "doctor", "opencode"); code != 1 || !strings.Contains(out, "not installed") {
 		t.Fatalf("doctor before: %d\n%s", code, out)
 	}
+	_, dry, code := e.run(t, nil, "install", "opencode", "--dry-run")
+	if code != 0 {
+		t.Fatalf("dry run: %d %q", code, dry)
+	}
 	out, errs, code := e.run(t, nil, "install", "opencode")
 	if code != 0 || !strings.Contains(out, "Wrote "+filepath.Join(dir, "plugins", "ctxhook.js")) {
 		t.Fatalf("install: %d\n%s\n%s", code, out, errs)
+	}
+	// The dry run names every file the install changed, as the hooks
+	// harnesses' dry runs do.
+	for _, changed := range changedFiles(out) {
+		if !strings.Contains(dry, "ctxhook: dry run, "+changed+" would be written") && !strings.Contains(dry, "ctxhook: dry run, would add ctxhook's MCP server to "+changed+":\n") &&
+			!strings.Contains(dry, "ctxhook: dry run, would write ctxhook's commented config to "+changed+"\n") {
+			t.Errorf("install changed %s; its dry run did not say so:\n%s", changed, dry)
+		}
+	}
+	if n := len(changedFiles(out)); n != 5 {
+		t.Errorf("install changed %d files, want 5:\n%s", n, out)
 	}
 	plugin, _ := os.ReadFile(filepath.Join(dir, "plugins", "ctxhook.js"))
 	if !strings.Contains(string(plugin), filepath.Join(dir, "ctxhook", "plugin.wasm")) {
@@ -465,6 +480,13 @@ func TestInstallOpenCode(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "package.json back as it was before install") {
 		t.Fatalf("uninstall: %d\n%s", code, out)
 	}
+	// Only what happened is reported.
+	if strings.Contains(out, "nothing changed") {
+		t.Errorf("uninstall reports changes and that nothing changed:\n%s", out)
+	}
+	if out, _, _ := e.run(t, nil, "uninstall", "opencode"); !strings.Contains(out, "nothing changed") {
+		t.Errorf("second uninstall:\n%s", out)
+	}
 	pkg, _ = os.ReadFile(filepath.Join(dir, "package.json"))
 	if !sameJSONText(string(pkg), userPkg) {
 		t.Errorf("package.json after uninstall: %s", pkg)
@@ -474,6 +496,18 @@ func TestInstallOpenCode(t *testing.T) {
 			t.Errorf("%s left behind", p)
 		}
 	}
+}
+
+// changedFiles lists the files an install's output says it changed.
+func changedFiles(out string) []string {
+	var files []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "Wrote ") || strings.HasPrefix(line, "Added ") {
+			f := strings.Fields(line)
+			files = append(files, f[len(f)-1])
+		}
+	}
+	return files
 }
 
 func sameJSONText(a, b string) bool {

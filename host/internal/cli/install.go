@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
@@ -22,6 +23,8 @@ import (
 )
 
 type installFlags struct {
+	// self is the ctxhook binary the user's own files name: this one.
+	self    string
 	noMCP   bool
 	mcpTool bool // --hook-type mcp_tool
 	harness install.Harness
@@ -42,7 +45,7 @@ func (f installFlags) exe() string {
 	if f.scope == "project" {
 		return install.PortableExe
 	}
-	return executable()
+	return f.self
 }
 
 func parseInstall(env Env, name, summary string, args []string) (installFlags, int, bool) {
@@ -85,7 +88,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	default:
 		h = install.WithMCPToolHooks(h)
 	}
-	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP, mcpTool: *hookType == "mcp_tool"}
+	f := installFlags{self: executable(), harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP, mcpTool: *hookType == "mcp_tool"}
 	if *project {
 		f.scope = "project"
 	}
@@ -179,9 +182,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 		if code := ownMCPServer(env, f, true); code != 0 {
 			return code
 		}
-		if _, err := os.Stat(p.Config); errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(env.Stderr, "ctxhook: dry run, would write ctxhook's commented config to %s\n", p.Config)
-		}
+		dryRunConfig(env)
 		return 0
 	}
 	if err := f.journal.Write(plan, true); err != nil {
@@ -379,8 +380,15 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 // ownMCPServer adds (or removes) ctxhook's own MCP server, `ctxhook mcp`,
 // in the harness's MCP configuration.
 func ownMCPServer(env Env, f installFlags, add bool) int {
+	code, _ := ownMCP(env, f, add)
+	return code
+}
+
+// ownMCP is ownMCPServer, saying also whether it changed (or in a dry
+// run would change) a file.
+func ownMCP(env Env, f installFlags, add bool) (code int, changed bool) {
 	if f.noMCP {
-		return 0
+		return 0, false
 	}
 	wd, _ := os.Getwd()
 	var plan install.Plan
@@ -389,42 +397,42 @@ func ownMCPServer(env Env, f installFlags, add bool) int {
 	if f.harness.Name == install.Codex.Name {
 		hooks, err := settingsPath(env, f.harness, f.scope)
 		if err != nil {
-			return fail(env, "%v", err)
+			return fail(env, "%v", err), false
 		}
 		plan, note, err = install.PlanCodexMCP(install.CodexConfigPath(hooks), f.exe(), add)
 		if err != nil {
-			return fail(env, "%v", err)
+			return fail(env, "%v", err), false
 		}
 	} else {
 		m, ok := install.MCPEntryFor(f.harness, f.scope, env.Getenv, wd)
 		if !ok {
-			return 0
+			return 0, false
 		}
 		if plan, note, err = install.PlanMCPEntry(m, f.exe(), add); err != nil {
-			return fail(env, "%v", err)
+			return fail(env, "%v", err), false
 		}
 	}
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "ctxhook: %s\n", note)
 	}
 	if !plan.Changed || f.restored[plan.Path] {
-		return 0
+		return 0, false
 	}
 	if f.dryRun {
 		verb := map[bool]string{true: "add ctxhook's MCP server to", false: "remove ctxhook's MCP server from"}[add]
 		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would %s %s:\n", verb, plan.Path)
 		env.Stdout.Write(plan.After)
-		return 0
+		return 0, true
 	}
 	if err := f.journal.Write(plan, add); err != nil {
-		return fail(env, "%v", err)
+		return fail(env, "%v", err), false
 	}
 	if add {
 		fmt.Fprintf(env.Stdout, "Added ctxhook's MCP server (search, get_context, get_event, stats) to %s\n", plan.Path)
 	} else {
 		fmt.Fprintf(env.Stdout, "Removed ctxhook's MCP server from %s\n", plan.Path)
 	}
-	return 0
+	return 0, true
 }
 
 // installPi writes or removes ctxhook's Pi extension, and ctxhook's MCP
@@ -437,8 +445,7 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 	}
 	path := install.PiExtensionPath(dir)
 	if f.dryRun {
-		fmt.Fprintf(env.Stdout, "dry run: would %s %s\n", map[bool]string{true: "write", false: "remove"}[add], path)
-		return ownMCPServer(env, f, add)
+		return dryRunPi(env, f, path, add)
 	}
 	done, err := install.InstallPi(path, f.exe(), add, f.journal)
 	for _, d := range done {
@@ -458,11 +465,12 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 			return code
 		}
 	}
-	if code := ownMCPServer(env, f, add); code != 0 {
+	code, mcpChanged := ownMCP(env, f, add)
+	if code != 0 {
 		return code
 	}
 	w := env.Stdout
-	if len(done) == 0 && (add || len(f.restored) == 0) {
+	if len(done) == 0 && !mcpChanged && (add || len(f.restored) == 0) {
 		fmt.Fprintf(w, map[bool]string{true: "Already installed in %s; nothing changed.\n", false: "No ctxhook extension in %s; nothing changed.\n"}[add], path)
 	}
 	if !add {
@@ -488,6 +496,29 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 	return 0
 }
 
+// dryRunPi says what install (or uninstall) of the Pi extension would
+// change, as the other harnesses' dry runs do.
+func dryRunPi(env Env, f installFlags, path string, add bool) int {
+	if !add {
+		if _, err := os.Stat(path); err == nil && !f.restored[path] {
+			fmt.Fprintf(env.Stdout, "dry run: would remove %s (if as ctxhook wrote it)\n", path)
+		}
+		code, _ := ownMCP(env, f, false)
+		return code
+	}
+	ext, err := install.PiExtension(f.exe())
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	old, _ := os.ReadFile(path)
+	showPlan(env, install.Plan{Path: path, Before: old, After: ext, Changed: !bytes.Equal(old, ext)})
+	if code, _ := ownMCP(env, f, true); code != 0 {
+		return code
+	}
+	dryRunConfig(env)
+	return 0
+}
+
 // installOpenCode writes or removes the OpenCode plugin, in OpenCode's
 // directories or a descendant's (Kilo CLI).
 func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int {
@@ -498,30 +529,27 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	}
 	files := install.OpenCodePaths(f.harness, dir)
 	if f.dryRun {
-		verb := map[bool]string{true: "write", false: "remove"}[add]
-		fmt.Fprintf(env.Stdout, "dry run: would %s %s and %s, and %s @extism/extism %s in %s\n", verb, files.Plugin, files.Wasm,
-			map[bool]string{true: "add", false: "remove (if ctxhook added it)"}[add], install.ExtismVersion, files.PackageJSON)
-		return 0
+		return dryRunOpenCode(env, f, files, add)
 	}
-	done, err := install.InstallOpenCode(files, executable(), plugin.Wasm, add, f.journal)
+	done, err := install.InstallOpenCode(files, f.self, plugin.Wasm, add, f.journal)
 	for _, d := range done {
 		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
 	}
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	if code := ownMCPServer(env, f, add); code != 0 {
+	code, mcpChanged := ownMCP(env, f, add)
+	if code != 0 {
 		return code
 	}
 	w := env.Stdout
-	if !add {
-		if len(done) == 0 {
-			fmt.Fprintf(w, "No ctxhook plugin in %s; nothing changed.\n", dir)
-		}
-		return 0
+	// Only what happened is reported: files the journal put back, the
+	// loader's files, the MCP entry; "nothing changed" when none did.
+	if len(done) == 0 && !mcpChanged && (add || len(f.restored) == 0) {
+		fmt.Fprintf(w, map[bool]string{true: "Already installed in %s; nothing changed.\n", false: "No ctxhook plugin in %s; nothing changed.\n"}[add], dir)
 	}
-	if len(done) == 0 {
-		fmt.Fprintf(w, "Already installed in %s; nothing changed.\n", dir)
+	if !add {
+		return 0
 	}
 	p, err := resolvePaths(env)
 	if err != nil {
@@ -536,6 +564,62 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
+}
+
+// dryRunOpenCode says what install (or uninstall) of the OpenCode
+// loader would change, as the other harnesses' dry runs do: every file,
+// the MCP entry and ctxhook's config included.
+func dryRunOpenCode(env Env, f installFlags, files install.OpenCodeFiles, add bool) int {
+	if !add {
+		for _, p := range []string{files.Plugin, files.Wasm, files.Record} {
+			if _, err := os.Stat(p); err == nil && !f.restored[p] {
+				fmt.Fprintf(env.Stdout, "dry run: would remove %s (if as ctxhook wrote it)\n", p)
+			}
+		}
+		if !f.restored[files.PackageJSON] {
+			fmt.Fprintf(env.Stdout, "dry run: would remove @extism/extism from %s (if ctxhook added it)\n", files.PackageJSON)
+		}
+		code, _ := ownMCP(env, f, false)
+		return code
+	}
+	plans, err := install.PlanOpenCode(files, f.self, plugin.Wasm, f.journal)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	for _, p := range plans {
+		showPlan(env, p)
+	}
+	if code, _ := ownMCP(env, f, true); code != 0 {
+		return code
+	}
+	dryRunConfig(env)
+	return 0
+}
+
+// showPlan prints one file of a dry run: what would be written on
+// stderr, the new text on stdout (a binary file by its size only).
+func showPlan(env Env, p install.Plan) {
+	if !p.Changed {
+		return
+	}
+	if !utf8.Valid(p.After) || bytes.IndexByte(p.After, 0) >= 0 {
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written (%d bytes, binary, not shown)\n", p.Path, len(p.After))
+		return
+	}
+	fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written:\n", p.Path)
+	env.Stdout.Write(p.After)
+}
+
+// dryRunConfig says that install would write ctxhook's commented config,
+// when there is none yet.
+func dryRunConfig(env Env) {
+	p, err := resolvePaths(env)
+	if err != nil {
+		return
+	}
+	if _, err := os.Stat(p.Config); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would write ctxhook's commented config to %s\n", p.Config)
+	}
 }
 
 // harnessNotes are what a user of each harness must know after install.
