@@ -68,7 +68,13 @@ func (e *testEnv) run(t *testing.T, stdin []byte, args ...string) (string, strin
 // proc runs a real ctxhook process (this test binary via TestMain).
 func (e *testEnv) proc(t *testing.T, stdin []byte, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
+	return e.procBin(t, os.Args[0], stdin, args...)
+}
+
+// procBin runs bin, a copy of this test binary, as a ctxhook process.
+func (e *testEnv) procBin(t *testing.T, bin string, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH")}
 	for k, v := range e.vars {
 		cmd.Env = append(cmd.Env, k+"="+v)

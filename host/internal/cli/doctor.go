@@ -191,12 +191,8 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 				}
 			}
 		}
-		for _, c := range cmds {
-			bin := strings.Trim(strings.Fields(c)[0], `'"`)
-			if _, err := os.Stat(bin); err != nil && strings.Contains(bin, "/") {
-				bad("hook command points at a missing binary: %s (re-run 'ctxhook install %s')", bin, h.Name)
-				break
-			}
+		if msg := hookBinaryProblem(cmds, p.Bin(), install.VolatileDirs()); msg != "" {
+			bad("%s (re-run '%s')", msg, mendCommand(h.Name))
 		}
 	}
 	for _, ev := range events {
@@ -218,6 +214,52 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	return finish(w, problems)
 }
 
+// installedSelf is the binary an install run now would name: this one,
+// or its copy in ctxhook's bin directory (stableSelf).
+func installedSelf(env Env, h install.Harness) string {
+	f := installFlags{self: executable(), harness: h, scope: "user"}
+	if stableSelf(env, &f, false) != 0 {
+		return executable()
+	}
+	return f.self
+}
+
+// hookBinaryProblem says what is wrong with the binaries the hook
+// commands cmds run, or "": one that is missing (every hook fails open,
+// silently), or one in a place that may be deleted (npx's cache, a
+// temporary directory: install.MayVanish). ctxhook's own copies (in bin,
+// paths.Paths.Bin) are where the user keeps ctxhook's data.
+func hookBinaryProblem(cmds []string, bin string, volatile []string) string {
+	for _, c := range cmds {
+		f := strings.Fields(c)
+		if len(f) == 0 {
+			continue
+		}
+		exe := strings.Trim(f[0], `'"`)
+		if !filepath.IsAbs(exe) {
+			continue // by name, on PATH (a project's files)
+		}
+		if _, err := os.Stat(exe); err != nil {
+			return "hook command points at a missing binary: " + exe + " (every hook is skipped)"
+		}
+		if why := install.MayVanish(exe, volatile); why != "" && !inDir(exe, bin) {
+			return "hook command runs " + exe + ", in " + why + ": the hooks stop when it is deleted"
+		}
+	}
+	return ""
+}
+
+// mendCommand is the install that rewires harness's hooks to a binary
+// that stays: the same command the user ran, through npx when this one
+// runs from npx's cache (install then copies ctxhook to a directory of its
+// own).
+func mendCommand(harness string) string {
+	if strings.HasPrefix(install.MayVanish(executable(), nil), "npx") {
+		return "npx ctxhook install " + harness
+	}
+	return "ctxhook install " + harness
+}
+
 func finish(w io.Writer, problems int) int {
 	if problems > 0 {
 		fmt.Fprintf(w, "\n%s to fix.\n", plural(int64(problems), "thing", "things"))
@@ -237,7 +279,7 @@ func doctorPi(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
 			continue
 		}
 		path := install.PiExtensionPath(dir)
-		exe := executable() // what install writes for this scope
+		exe := installedSelf(env, h) // what install writes for this scope
 		if scope == "project" {
 			exe = install.PortableExe
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/internal/version"
 	"github.com/ctxhook/ctxhook/plugin"
 )
 
@@ -36,6 +37,13 @@ type installFlags struct {
 	// restored: files uninstall put back from the journal (or would, in
 	// a dry run); the structural removal leaves them alone.
 	restored map[string]bool
+}
+
+// known are the other binaries whose hooks in path are ctxhook's: the
+// ones the journal saw install write there, and this one when the files
+// name a copy of it (an older install wrote this one's path).
+func (f installFlags) known(path string) []string {
+	return append(f.journal.Exes(path), executable())
 }
 
 // exe is how the files install writes name ctxhook: this binary's path
@@ -136,8 +144,11 @@ func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 }
 
 func runInstall(ctx context.Context, env Env, args []string) int {
-	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; never drops your own hooks; keeps each file as it\nfound it (in ctxhook's data directory), so that uninstall puts it back byte for byte.", args)
+	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; never drops your own hooks; keeps each file as it\nfound it (in ctxhook's data directory), so that uninstall puts it back byte for byte. Run from a place\nthat may be deleted (npx's cache, a temporary directory), it copies ctxhook into its data directory\nand wires the copy.", args)
 	if !ok {
+		return code
+	}
+	if code := stableSelf(env, &f, true); code != 0 {
 		return code
 	}
 	if f.harness.Plugin {
@@ -160,7 +171,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 			}
 		}
 	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), true, f.journal.Exes(path)...)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), true, f.known(path)...)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -228,7 +239,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	// and the daemon run (without interruptible calls) and the one a
 	// proxy or a hook finished late runs when no daemon answers.
 	warmPlugin(ctx, env, p.WasmCache())
-	if startDaemon(env, p) {
+	if startDaemon(env, p, f.self) {
 		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
 	}
 	fmt.Fprintf(w, "\nCaptured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
@@ -239,6 +250,56 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
+}
+
+// stableSelf points f at a copy of this binary in ctxhook's own bin
+// directory (paths.Paths.Bin) when this one runs from a place that may be
+// deleted (install.MayVanish): hooks and MCP entries naming npx's cache
+// stop, silently, when npm clears it. With doCopy the copy is made (or
+// found), else only its path is worked out (uninstall, which must know
+// the hooks it wrote). Files shared with a project name ctxhook by name
+// and need no copy.
+func stableSelf(env Env, f *installFlags, doCopy bool) int {
+	if f.scope == "project" && !f.harness.Plugin {
+		return 0
+	}
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	why := install.MayVanish(f.self, install.VolatileDirs())
+	if why == "" || inDir(f.self, p.Bin()) {
+		return 0
+	}
+	s, err := install.PlanStable(p.Bin(), f.self, version.Number)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	from := f.self
+	f.self = s.Exe
+	switch {
+	case !doCopy:
+		return 0
+	case f.dryRun:
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would copy ctxhook from %s (%s) to %s, and wire the copy\n", filepath.Dir(from), why, s.Dir)
+		return 0
+	}
+	wrote, err := s.Copy()
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if wrote {
+		fmt.Fprintf(env.Stdout, "Copied ctxhook to %s: it ran from %s (%s),\nwhere hooks would stop working when it is deleted. The hooks run the copy.\n", s.Dir, filepath.Dir(from), why)
+	} else {
+		fmt.Fprintf(env.Stdout, "The hooks run ctxhook's copy in %s (this one runs from %s).\n", s.Dir, why)
+	}
+	return 0
+}
+
+// inDir reports whether path lies in dir (or below).
+func inDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // warmPlugin compiles both builds of the plugin into the cache, at once
@@ -275,7 +336,7 @@ func warmPlugin(ctx context.Context, env Env, cache string) {
 // daemon is started only with this process's own environment: a caller
 // that resolves its paths from other variables (an embedding program)
 // would have a daemon serve the wrong directories.
-func startDaemon(env Env, p paths.Paths) bool {
+func startDaemon(env Env, p paths.Paths, self string) bool {
 	if env.Getenv("CTXHOOK_NO_DAEMON") != "" {
 		return false
 	}
@@ -289,10 +350,6 @@ func startDaemon(env Env, p paths.Paths) bool {
 	if c.Connect(time.Second) {
 		return false
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return false
-	}
 	return daemon.Spawn(self, os.Environ()) == nil
 }
 
@@ -301,6 +358,29 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
+	if code := stableSelf(env, &f, false); code != 0 {
+		return code
+	}
+	if code := uninstallFiles(ctx, env, f); code != 0 || f.dryRun {
+		return code
+	}
+	// The copies of ctxhook install made go with the last file naming them.
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	removed, err := install.RemoveUnusedBinaries(p.Bin(), f.journal)
+	for _, dir := range removed {
+		fmt.Fprintf(env.Stdout, "Removed ctxhook's copy in %s (no install runs it any more)\n", dir)
+	}
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	return 0
+}
+
+// uninstallFiles takes ctxhook out of the harness's files.
+func uninstallFiles(ctx context.Context, env Env, f installFlags) int {
 	// Files only this install changed, unchanged since, go back byte for
 	// byte (or away, if install created them).
 	restored, err := f.journal.Restore(f.dryRun)
@@ -340,7 +420,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if code := ownMCPServer(env, f, false); code != 0 {
 		return code
 	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), false, f.journal.Exes(path)...)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), false, f.known(path)...)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -424,6 +504,7 @@ func ownMCP(env Env, f installFlags, add bool) (code int, changed bool) {
 		env.Stdout.Write(plan.After)
 		return 0, true
 	}
+	plan.Exe = f.exe() // the journal knows which binary the entry runs
 	if err := f.journal.Write(plan, add); err != nil {
 		return fail(env, "%v", err), false
 	}
@@ -484,7 +565,7 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
 	}
 	warmPlugin(ctx, env, p.WasmCache())
-	if startDaemon(env, p) {
+	if startDaemon(env, p, f.self) {
 		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
 	}
 	fmt.Fprintf(w, "\nPi loads the extension at its next start. Its hooks see MCP tools that Pi exposes directly\n")
@@ -714,6 +795,7 @@ func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
 			env.Stdout.Write(res.Plan.After)
 			continue
 		}
+		res.Plan.Exe = f.exe() // the proxy command runs it
 		if err := f.journal.Write(res.Plan, wrap); err != nil {
 			return fail(env, "%v", err)
 		}
