@@ -5,7 +5,9 @@
 # fresh prefix with --offline (npm's cache holds @extism/extism from the
 # adapters' own install), and in a fresh HOME runs `ctxhook --version`,
 # `npx ctxhook install claude-code --dry-run` and a hook through the
-# ctxhook-hook command, and checks that @ctxhook/core finds the binary the
+# ctxhook-hook command; installs with npx from the tarballs in a fresh
+# npm cache, clears npx's cache and runs the hook command install wrote
+# (npx_check); and checks that @ctxhook/core finds the binary the
 # package installed. The prefix sits below a node_modules planted with a
 # platform package and a ctxhook module that leave a marker when they
 # run: with the platform package gone (--omit=optional, a failed optional
@@ -60,6 +62,40 @@ if (h.bin !== want) { console.error(`@ctxhook/core uses ${h.bin}, not the npm bi
 await h.close?.();
 console.log("@ctxhook/core finds " + h.bin);
 '
+# npx, as the README's first line: `npx ctxhook install claude-code` from
+# the tarballs, through a fresh npm cache (offline: the tarballs are all it
+# needs), then npx's cache removed. The hook command install wrote into
+# settings.json, run as Claude Code runs it, must still answer with valid
+# JSON and store its event: install copied ctxhook out of npx's cache.
+npx_check() {
+  local nh="$work/npx" ver
+  ver=$(sed -n 's/^const Number = "\(.*\)"/\1/p' "$root/internal/version/version.go")
+  mkdir -p "$nh/home" "$nh/cache" "$nh/run"
+  (
+    export HOME="$nh/home" CTXHOOK_HOME="$nh/ctxhook-home" npm_config_cache="$nh/cache"
+    cd "$nh/run"
+    npx --offline --yes --package="$work/tarballs/ctxhook-$ver.tgz" --package="$work/tarballs/ctxhook-$plat-$ver.tgz" \
+      -- ctxhook install claude-code > "$nh/install.txt" 2>&1 || { cat "$nh/install.txt"; exit 1; }
+    ls -d "$nh/cache/_npx"/*/node_modules/@ctxhook/"$plat" >/dev/null # it ran from npx's cache
+    grep -q "^Copied ctxhook to $CTXHOOK_HOME/state/bin/" "$nh/install.txt" || { cat "$nh/install.txt"; exit 1; }
+    rm -rf "$nh/cache/_npx"
+    cmd=$(node -e '
+      const s = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+      process.stdout.write(s.hooks.PostToolUse[0].hooks[0].command);' "$HOME/.claude/settings.json")
+    case "$cmd" in *_npx*) echo "npm-check: the hook still runs from npx's cache: $cmd"; exit 1 ;; esac
+    out=$(CTXHOOK_HOOK_DEADLINE_MS=120000 sh -c "$cmd" < "$root/testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json")
+    [ -n "$out" ] || { echo "npm-check: the hook of the npx install gave no answer"; exit 1; }
+    printf '%s' "$out" | node -e 'JSON.parse(require("fs").readFileSync(0, "utf8"))'
+    stable="${cmd%%-hook *}"
+    for _ in $(seq 60); do
+      res=$("$stable" search TCK-42 2>/dev/null || true)
+      if grep -q "tickets/get_ticket" <<<"$res"; then echo "npm-check: npx install survives npx's cache"; exit 0; fi
+      sleep 0.5
+    done
+    echo "npm-check: the npx install's hook stored nothing"; exit 1
+  )
+}
+npx_check
 # Without the platform package the launcher says what to do, runs
 # nothing planted above the prefix, and core falls back to PATH.
 rm -rf node_modules/@ctxhook/"$plat"

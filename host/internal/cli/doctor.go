@@ -31,6 +31,9 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
+	if len(pos) > 1 {
+		return usageError(env, "doctor", "unexpected argument %q", pos[1])
+	}
 	if len(pos) != 1 {
 		return usageError(env, "doctor", "name a harness: %s", strings.Join(harnessNames(), ", "))
 	}
@@ -95,29 +98,31 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	}
 	// A config with a problem still applies its valid parts: they are
 	// described too.
-	cfg, err := config.Load(p.Config)
-	if err != nil {
-		bad("%v", err)
+	cfg, cfgErr := config.Load(p.Config)
+	if cfgErr != nil {
+		bad("%v", cfgErr)
 	}
-	var relay []string
-	for name, s := range cfg.Servers {
-		if s.Relay {
-			relay = append(relay, name)
-		}
+	relay := "relay enabled for no server"
+	if names := relayServers(cfg); len(names) > 0 {
+		relay = "relay enabled for " + strings.Join(names, ", ")
 	}
-	sort.Strings(relay)
 	if what := excludedWhat(cfg); what != "" {
 		info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, cmp.Or(cfg.Capture.Excluded, abi.ExcludedMetadata))
 	}
 	if v := env.Getenv(abi.EnvCapture); v != "" {
 		info("%s=%s in this environment (0, false, off or no store nothing)", abi.EnvCapture, v)
 	}
-	if _, err := os.Stat(p.Config); err != nil {
+	// A config with a problem is not ok: what of it applies is said as
+	// information, below the problem.
+	switch _, err := os.Stat(p.Config); {
+	case err != nil:
 		info("no config at %s (defaults; the relay is off)", p.Config)
-	} else if len(relay) == 0 {
-		okf("config %s (relay enabled for no server)", p.Config)
-	} else {
-		okf("config %s (relay enabled for %s)", p.Config, strings.Join(relay, ", "))
+	case cfgErr != nil && !strings.HasSuffix(cfgErr.Error(), "the rest applies"):
+		info("config %s is not read: the defaults apply (the relay is off)", p.Config)
+	case cfgErr != nil:
+		info("config %s: the rest of it applies (%s)", p.Config, relay)
+	default:
+		okf("config %s (%s)", p.Config, relay)
 	}
 	if st, err := store.Open(p.DB(), store.Options{ReadOnly: true}); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -180,12 +185,8 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		if slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "mcp_tool ") }) {
 			doctorMCPToolHooks(env, h, scope, okf, bad)
 		}
-		for _, c := range cmds {
-			bin := strings.Trim(strings.Fields(c)[0], `'"`)
-			if _, err := os.Stat(bin); err != nil && strings.Contains(bin, "/") {
-				bad("hook command points at a missing binary: %s (re-run 'ctxhook install %s')", bin, h.Name)
-				break
-			}
+		if msg := hookBinaryProblem(cmds, p.Bin(), install.VolatileDirs()); msg != "" {
+			bad("%s (re-run '%s')", msg, mendCommand(h.Name))
 		}
 	}
 	for _, ev := range events {
@@ -236,6 +237,52 @@ func doctorMCPToolHooks(env Env, h install.Harness, scope string, okf, bad func(
 	}
 }
 
+// installedSelf is the binary an install run now would name: this one,
+// or its copy in ctxhook's bin directory (stableSelf).
+func installedSelf(env Env, h install.Harness) string {
+	f := installFlags{self: executable(), harness: h, scope: "user"}
+	if stableSelf(env, &f, false) != 0 {
+		return executable()
+	}
+	return f.self
+}
+
+// hookBinaryProblem says what is wrong with the binaries the hook
+// commands cmds run, or "": one that is missing (every hook fails open,
+// silently), or one in a place that may be deleted (npx's cache, a
+// temporary directory: install.MayVanish). ctxhook's own copies (in bin,
+// paths.Paths.Bin) are where the user keeps ctxhook's data.
+func hookBinaryProblem(cmds []string, bin string, volatile []string) string {
+	for _, c := range cmds {
+		f := strings.Fields(c)
+		if len(f) == 0 {
+			continue
+		}
+		exe := strings.Trim(f[0], `'"`)
+		if !filepath.IsAbs(exe) {
+			continue // by name, on PATH (a project's files)
+		}
+		if _, err := os.Stat(exe); err != nil {
+			return "hook command points at a missing binary: " + exe + " (every hook is skipped)"
+		}
+		if why := install.MayVanish(exe, volatile); why != "" && !inDir(exe, bin) {
+			return "hook command runs " + exe + ", in " + why + ": the hooks stop when it is deleted"
+		}
+	}
+	return ""
+}
+
+// mendCommand is the install that rewires harness's hooks to a binary
+// that stays: the same command the user ran, through npx when this one
+// runs from npx's cache (install then copies ctxhook to a directory of its
+// own).
+func mendCommand(harness string) string {
+	if strings.HasPrefix(install.MayVanish(executable(), nil), "npx") {
+		return "npx ctxhook install " + harness
+	}
+	return "ctxhook install " + harness
+}
+
 func finish(w io.Writer, problems int) int {
 	if problems > 0 {
 		fmt.Fprintf(w, "\n%s to fix.\n", plural(int64(problems), "thing", "things"))
@@ -255,7 +302,7 @@ func doctorPi(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
 			continue
 		}
 		path := install.PiExtensionPath(dir)
-		exe := executable() // what install writes for this scope
+		exe := installedSelf(env, h) // what install writes for this scope
 		if scope == "project" {
 			exe = install.PortableExe
 		}
@@ -310,6 +357,18 @@ func doctorOpenCode(env Env, h install.Harness, okf, bad, info func(string, ...a
 	if !found {
 		bad("the ctxhook plugin is not installed (run 'ctxhook install %s')", h.Name)
 	}
+}
+
+// relayServers lists the servers the config enables the relay for, sorted.
+func relayServers(cfg abi.Config) []string {
+	var names []string
+	for name, s := range cfg.Servers {
+		if s.Relay {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 // excludedWhat says what the capture settings keep out of the store, or "".

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
@@ -19,10 +20,13 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/internal/version"
 	"github.com/ctxhook/ctxhook/plugin"
 )
 
 type installFlags struct {
+	// self is the ctxhook binary the user's own files name: this one.
+	self    string
 	noMCP   bool
 	mcpTool bool // --hook-type mcp_tool
 	harness install.Harness
@@ -36,6 +40,13 @@ type installFlags struct {
 	restored map[string]bool
 }
 
+// known are the other binaries whose hooks in path are ctxhook's: the
+// ones the journal saw install write there, and this one when the files
+// name a copy of it (an older install wrote this one's path).
+func (f installFlags) known(path string) []string {
+	return append(f.journal.Exes(path), executable())
+}
+
 // exe is how the files install writes name ctxhook: this binary's path
 // in the user's own files; in a project's, which are shared with others
 // and other machines, the bare name each user's PATH resolves.
@@ -43,7 +54,7 @@ func (f installFlags) exe() string {
 	if f.scope == "project" {
 		return install.PortableExe
 	}
-	return executable()
+	return f.self
 }
 
 func parseInstall(env Env, name, summary string, args []string) (installFlags, int, bool) {
@@ -59,7 +70,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 		return installFlags{}, code, false
 	}
 	if len(pos) > 1 && !*wrap {
-		return installFlags{}, usageError(env, name, "server names (%s) go with --wrap-mcp", strings.Join(pos[1:], " ")), false
+		return installFlags{}, usageError(env, name, "unexpected argument %q (MCP server names go with --wrap-mcp)", pos[1]), false
 	}
 	if len(pos) < 1 {
 		return installFlags{}, usageError(env, name, "name a harness: %s", strings.Join(harnessNames(), ", ")), false
@@ -91,7 +102,7 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	default:
 		h = install.WithMCPToolHooks(h, "")
 	}
-	f := installFlags{harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP, mcpTool: *hookType == "mcp_tool"}
+	f := installFlags{self: executable(), harness: h, scope: "user", dryRun: *dry, wrapMCP: *wrap, servers: pos[1:], noMCP: *noMCP, mcpTool: *hookType == "mcp_tool"}
 	if *project {
 		f.scope = "project"
 	}
@@ -167,8 +178,11 @@ func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 }
 
 func runInstall(ctx context.Context, env Env, args []string) int {
-	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; never drops your own hooks; keeps each file as it\nfound it (in ctxhook's data directory), so that uninstall puts it back byte for byte.", args)
+	f, code, ok := parseInstall(env, "install", "Wire ctxhook's hooks into a harness. Idempotent; never drops your own hooks; keeps each file as it\nfound it (in ctxhook's data directory), so that uninstall puts it back byte for byte. Run from a place\nthat may be deleted (npx's cache, a temporary directory), it copies ctxhook into its data directory\nand wires the copy.", args)
 	if !ok {
+		return code
+	}
+	if code := stableSelf(env, &f, true); code != 0 {
 		return code
 	}
 	if f.harness.Plugin {
@@ -191,7 +205,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 			}
 		}
 	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), true, f.journal.Exes(path)...)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), true, f.known(path)...)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -213,9 +227,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 		if code := ownMCPServer(env, f, true); code != 0 {
 			return code
 		}
-		if _, err := os.Stat(p.Config); errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(env.Stderr, "ctxhook: dry run, would write ctxhook's commented config to %s\n", p.Config)
-		}
+		dryRunConfig(env)
 		return 0
 	}
 	if err := f.journal.Write(plan, true); err != nil {
@@ -261,7 +273,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	// and the daemon run (without interruptible calls) and the one a
 	// proxy or a hook finished late runs when no daemon answers.
 	warmPlugin(ctx, env, p.WasmCache())
-	if startDaemon(env, p) {
+	if startDaemon(env, p, f.self) {
 		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
 	}
 	fmt.Fprintf(w, "\nCaptured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
@@ -272,6 +284,56 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	}
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
+}
+
+// stableSelf points f at a copy of this binary in ctxhook's own bin
+// directory (paths.Paths.Bin) when this one runs from a place that may be
+// deleted (install.MayVanish): hooks and MCP entries naming npx's cache
+// stop, silently, when npm clears it. With doCopy the copy is made (or
+// found), else only its path is worked out (uninstall, which must know
+// the hooks it wrote). Files shared with a project name ctxhook by name
+// and need no copy.
+func stableSelf(env Env, f *installFlags, doCopy bool) int {
+	if f.scope == "project" && !f.harness.Plugin {
+		return 0
+	}
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	why := install.MayVanish(f.self, install.VolatileDirs())
+	if why == "" || inDir(f.self, p.Bin()) {
+		return 0
+	}
+	s, err := install.PlanStable(p.Bin(), f.self, version.Number)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	from := f.self
+	f.self = s.Exe
+	switch {
+	case !doCopy:
+		return 0
+	case f.dryRun:
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would copy ctxhook from %s (%s) to %s, and wire the copy\n", filepath.Dir(from), why, s.Dir)
+		return 0
+	}
+	wrote, err := s.Copy()
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	if wrote {
+		fmt.Fprintf(env.Stdout, "Copied ctxhook to %s: it ran from %s (%s),\nwhere hooks would stop working when it is deleted. The hooks run the copy.\n", s.Dir, filepath.Dir(from), why)
+	} else {
+		fmt.Fprintf(env.Stdout, "The hooks run ctxhook's copy in %s (this one runs from %s).\n", s.Dir, why)
+	}
+	return 0
+}
+
+// inDir reports whether path lies in dir (or below).
+func inDir(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // warmPlugin compiles both builds of the plugin into the cache, at once
@@ -308,7 +370,7 @@ func warmPlugin(ctx context.Context, env Env, cache string) {
 // daemon is started only with this process's own environment: a caller
 // that resolves its paths from other variables (an embedding program)
 // would have a daemon serve the wrong directories.
-func startDaemon(env Env, p paths.Paths) bool {
+func startDaemon(env Env, p paths.Paths, self string) bool {
 	if env.Getenv("CTXHOOK_NO_DAEMON") != "" {
 		return false
 	}
@@ -322,10 +384,6 @@ func startDaemon(env Env, p paths.Paths) bool {
 	if c.Connect(time.Second) {
 		return false
 	}
-	self, err := os.Executable()
-	if err != nil {
-		return false
-	}
 	return daemon.Spawn(self, os.Environ()) == nil
 }
 
@@ -334,6 +392,29 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
+	if code := stableSelf(env, &f, false); code != 0 {
+		return code
+	}
+	if code := uninstallFiles(ctx, env, f); code != 0 || f.dryRun {
+		return code
+	}
+	// The copies of ctxhook install made go with the last file naming them.
+	p, err := resolvePaths(env)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	removed, err := install.RemoveUnusedBinaries(p.Bin(), f.journal)
+	for _, dir := range removed {
+		fmt.Fprintf(env.Stdout, "Removed ctxhook's copy in %s (no install runs it any more)\n", dir)
+	}
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	return 0
+}
+
+// uninstallFiles takes ctxhook out of the harness's files.
+func uninstallFiles(ctx context.Context, env Env, f installFlags) int {
 	// Files only this install changed, unchanged since, go back byte for
 	// byte (or away, if install created them).
 	restored, err := f.journal.Restore(f.dryRun)
@@ -373,7 +454,7 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 	if code := ownMCPServer(env, f, false); code != 0 {
 		return code
 	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), false, f.journal.Exes(path)...)
+	plan, err := install.PlanHooks(f.harness, path, f.exe(), false, f.known(path)...)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -413,8 +494,15 @@ func runUninstall(ctx context.Context, env Env, args []string) int {
 // ownMCPServer adds (or removes) ctxhook's own MCP server, `ctxhook mcp`,
 // in the harness's MCP configuration.
 func ownMCPServer(env Env, f installFlags, add bool) int {
+	code, _ := ownMCP(env, f, add)
+	return code
+}
+
+// ownMCP is ownMCPServer, saying also whether it changed (or in a dry
+// run would change) a file.
+func ownMCP(env Env, f installFlags, add bool) (code int, changed bool) {
 	if f.noMCP {
-		return 0
+		return 0, false
 	}
 	wd, _ := os.Getwd()
 	var plan install.Plan
@@ -423,42 +511,43 @@ func ownMCPServer(env Env, f installFlags, add bool) int {
 	if f.harness.Name == install.Codex.Name {
 		hooks, err := settingsPath(env, f.harness, f.scope)
 		if err != nil {
-			return fail(env, "%v", err)
+			return fail(env, "%v", err), false
 		}
 		plan, note, err = install.PlanCodexMCP(install.CodexConfigPath(hooks), f.exe(), add)
 		if err != nil {
-			return fail(env, "%v", err)
+			return fail(env, "%v", err), false
 		}
 	} else {
 		m, ok := install.MCPEntryFor(f.harness, f.scope, env.Getenv, wd)
 		if !ok {
-			return 0
+			return 0, false
 		}
 		if plan, note, err = install.PlanMCPEntry(m, f.exe(), add); err != nil {
-			return fail(env, "%v", err)
+			return fail(env, "%v", err), false
 		}
 	}
 	if note != "" {
 		fmt.Fprintf(env.Stderr, "ctxhook: %s\n", note)
 	}
 	if !plan.Changed || f.restored[plan.Path] {
-		return 0
+		return 0, false
 	}
 	if f.dryRun {
 		verb := map[bool]string{true: "add ctxhook's MCP server to", false: "remove ctxhook's MCP server from"}[add]
 		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would %s %s:\n", verb, plan.Path)
 		env.Stdout.Write(plan.After)
-		return 0
+		return 0, true
 	}
+	plan.Exe = f.exe() // the journal knows which binary the entry runs
 	if err := f.journal.Write(plan, add); err != nil {
-		return fail(env, "%v", err)
+		return fail(env, "%v", err), false
 	}
 	if add {
 		fmt.Fprintf(env.Stdout, "Added ctxhook's MCP server (search, get_context, get_event, stats) to %s\n", plan.Path)
 	} else {
 		fmt.Fprintf(env.Stdout, "Removed ctxhook's MCP server from %s\n", plan.Path)
 	}
-	return 0
+	return 0, true
 }
 
 // installPi writes or removes ctxhook's Pi extension, and ctxhook's MCP
@@ -471,8 +560,7 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 	}
 	path := install.PiExtensionPath(dir)
 	if f.dryRun {
-		fmt.Fprintf(env.Stdout, "dry run: would %s %s\n", map[bool]string{true: "write", false: "remove"}[add], path)
-		return ownMCPServer(env, f, add)
+		return dryRunPi(env, f, path, add)
 	}
 	done, err := install.InstallPi(path, f.exe(), add, f.journal)
 	for _, d := range done {
@@ -492,11 +580,12 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 			return code
 		}
 	}
-	if code := ownMCPServer(env, f, add); code != 0 {
+	code, mcpChanged := ownMCP(env, f, add)
+	if code != 0 {
 		return code
 	}
 	w := env.Stdout
-	if len(done) == 0 && (add || len(f.restored) == 0) {
+	if len(done) == 0 && !mcpChanged && (add || len(f.restored) == 0) {
 		fmt.Fprintf(w, map[bool]string{true: "Already installed in %s; nothing changed.\n", false: "No ctxhook extension in %s; nothing changed.\n"}[add], path)
 	}
 	if !add {
@@ -510,7 +599,7 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
 	}
 	warmPlugin(ctx, env, p.WasmCache())
-	if startDaemon(env, p) {
+	if startDaemon(env, p, f.self) {
 		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
 	}
 	fmt.Fprintf(w, "\nPi loads the extension at its next start. Its hooks see MCP tools that Pi exposes directly\n")
@@ -519,6 +608,29 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
+	return 0
+}
+
+// dryRunPi says what install (or uninstall) of the Pi extension would
+// change, as the other harnesses' dry runs do.
+func dryRunPi(env Env, f installFlags, path string, add bool) int {
+	if !add {
+		if _, err := os.Stat(path); err == nil && !f.restored[path] {
+			fmt.Fprintf(env.Stdout, "dry run: would remove %s (if as ctxhook wrote it)\n", path)
+		}
+		code, _ := ownMCP(env, f, false)
+		return code
+	}
+	ext, err := install.PiExtension(f.exe())
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	old, _ := os.ReadFile(path)
+	showPlan(env, install.Plan{Path: path, Before: old, After: ext, Changed: !bytes.Equal(old, ext)})
+	if code, _ := ownMCP(env, f, true); code != 0 {
+		return code
+	}
+	dryRunConfig(env)
 	return 0
 }
 
@@ -532,30 +644,27 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	}
 	files := install.OpenCodePaths(f.harness, dir)
 	if f.dryRun {
-		verb := map[bool]string{true: "write", false: "remove"}[add]
-		fmt.Fprintf(env.Stdout, "dry run: would %s %s and %s, and %s @extism/extism %s in %s\n", verb, files.Plugin, files.Wasm,
-			map[bool]string{true: "add", false: "remove (if ctxhook added it)"}[add], install.ExtismVersion, files.PackageJSON)
-		return 0
+		return dryRunOpenCode(env, f, files, add)
 	}
-	done, err := install.InstallOpenCode(files, executable(), plugin.Wasm, add, f.journal)
+	done, err := install.InstallOpenCode(files, f.self, plugin.Wasm, add, f.journal)
 	for _, d := range done {
 		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
 	}
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	if code := ownMCPServer(env, f, add); code != 0 {
+	code, mcpChanged := ownMCP(env, f, add)
+	if code != 0 {
 		return code
 	}
 	w := env.Stdout
-	if !add {
-		if len(done) == 0 {
-			fmt.Fprintf(w, "No ctxhook plugin in %s; nothing changed.\n", dir)
-		}
-		return 0
+	// Only what happened is reported: files the journal put back, the
+	// loader's files, the MCP entry; "nothing changed" when none did.
+	if len(done) == 0 && !mcpChanged && (add || len(f.restored) == 0) {
+		fmt.Fprintf(w, map[bool]string{true: "Already installed in %s; nothing changed.\n", false: "No ctxhook plugin in %s; nothing changed.\n"}[add], dir)
 	}
-	if len(done) == 0 {
-		fmt.Fprintf(w, "Already installed in %s; nothing changed.\n", dir)
+	if !add {
+		return 0
 	}
 	p, err := resolvePaths(env)
 	if err != nil {
@@ -570,6 +679,62 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
+}
+
+// dryRunOpenCode says what install (or uninstall) of the OpenCode
+// loader would change, as the other harnesses' dry runs do: every file,
+// the MCP entry and ctxhook's config included.
+func dryRunOpenCode(env Env, f installFlags, files install.OpenCodeFiles, add bool) int {
+	if !add {
+		for _, p := range []string{files.Plugin, files.Wasm, files.Record} {
+			if _, err := os.Stat(p); err == nil && !f.restored[p] {
+				fmt.Fprintf(env.Stdout, "dry run: would remove %s (if as ctxhook wrote it)\n", p)
+			}
+		}
+		if !f.restored[files.PackageJSON] {
+			fmt.Fprintf(env.Stdout, "dry run: would remove @extism/extism from %s (if ctxhook added it)\n", files.PackageJSON)
+		}
+		code, _ := ownMCP(env, f, false)
+		return code
+	}
+	plans, err := install.PlanOpenCode(files, f.self, plugin.Wasm, f.journal)
+	if err != nil {
+		return fail(env, "%v", err)
+	}
+	for _, p := range plans {
+		showPlan(env, p)
+	}
+	if code, _ := ownMCP(env, f, true); code != 0 {
+		return code
+	}
+	dryRunConfig(env)
+	return 0
+}
+
+// showPlan prints one file of a dry run: what would be written on
+// stderr, the new text on stdout (a binary file by its size only).
+func showPlan(env Env, p install.Plan) {
+	if !p.Changed {
+		return
+	}
+	if !utf8.Valid(p.After) || bytes.IndexByte(p.After, 0) >= 0 {
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written (%d bytes, binary, not shown)\n", p.Path, len(p.After))
+		return
+	}
+	fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written:\n", p.Path)
+	env.Stdout.Write(p.After)
+}
+
+// dryRunConfig says that install would write ctxhook's commented config,
+// when there is none yet.
+func dryRunConfig(env Env) {
+	p, err := resolvePaths(env)
+	if err != nil {
+		return
+	}
+	if _, err := os.Stat(p.Config); errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would write ctxhook's commented config to %s\n", p.Config)
+	}
 }
 
 // harnessNotes are what a user of each harness must know after install.
@@ -664,6 +829,7 @@ func wrapMCP(env Env, f installFlags, configPath string, wrap bool) int {
 			env.Stdout.Write(res.Plan.After)
 			continue
 		}
+		res.Plan.Exe = f.exe() // the proxy command runs it
 		if err := f.journal.Write(res.Plan, wrap); err != nil {
 			return fail(env, "%v", err)
 		}

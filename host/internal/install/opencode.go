@@ -114,37 +114,67 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j J
 		}
 		return done, nil
 	}
-	for _, w := range []struct {
-		path string
-		data []byte
-	}{{f.Wasm, wasm}, {f.Plugin, bundle}} {
-		old, err := os.ReadFile(w.path)
-		if err == nil && bytes.Equal(old, w.data) {
-			continue
-		}
-		if err := j.Write(Plan{Path: w.path, Before: old, After: w.data, Changed: true}, true); err != nil {
-			return done, err
-		}
-		done = append(done, "wrote "+w.path)
-	}
-	p, err := planDependency(f.PackageJSON, true)
+	plans, err := planOpenCode(f, exe, bundle, wasm, rec)
 	if err != nil {
 		return done, err
 	}
-	if p.Changed {
+	for _, p := range plans {
+		if !p.Changed {
+			continue
+		}
 		if err := j.Write(p, true); err != nil {
 			return done, err
 		}
-		rec.AddedDependency = true
-		done = append(done, "added @extism/extism "+ExtismVersion+" to "+f.PackageJSON)
-	}
-	b, _ := json.Marshal(rec)
-	if old, err := os.ReadFile(f.Record); err != nil || !bytes.Equal(old, b) {
-		if err := j.Write(Plan{Path: f.Record, Before: old, After: b, Changed: true}, true); err != nil {
-			return done, err
+		switch p.Path {
+		case f.PackageJSON:
+			done = append(done, "added @extism/extism "+ExtismVersion+" to "+f.PackageJSON)
+		case f.Record: // install's own note, not news to the user
+		default:
+			done = append(done, "wrote "+p.Path)
 		}
 	}
 	return done, nil
+}
+
+// PlanOpenCode returns every file install writes for the plugin, in the
+// order it writes them (plugin.wasm, the loader, package.json, the
+// record of what it added), each with Changed saying whether install
+// would change it: what a dry run shows.
+func PlanOpenCode(f OpenCodeFiles, exe string, wasm []byte, j Journal) ([]Plan, error) {
+	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
+	if err != nil {
+		return nil, err
+	}
+	if old, err := os.ReadFile(f.Plugin); err == nil && !j.ours(f.Plugin, old, bundle) {
+		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", f.Plugin)
+	}
+	var rec openCodeRecord
+	if b, err := os.ReadFile(f.Record); err == nil {
+		json.Unmarshal(b, &rec)
+	}
+	return planOpenCode(f, exe, bundle, wasm, rec)
+}
+
+// planOpenCode plans install's files; rec is the record install keeps
+// (whether it added the dependency), as it stands.
+func planOpenCode(f OpenCodeFiles, exe string, bundle, wasm []byte, rec openCodeRecord) ([]Plan, error) {
+	var plans []Plan
+	for _, w := range []struct {
+		path, exe string
+		data      []byte
+	}{{f.Wasm, "", wasm}, {f.Plugin, exe, bundle}} {
+		old, _ := os.ReadFile(w.path)
+		plans = append(plans, Plan{Path: w.path, Before: old, After: w.data, Changed: !bytes.Equal(old, w.data), Exe: w.exe})
+	}
+	dep, err := planDependency(f.PackageJSON, true)
+	if err != nil {
+		return nil, err
+	}
+	plans = append(plans, dep)
+	rec.AddedDependency = rec.AddedDependency || dep.Changed
+	b, _ := json.Marshal(rec)
+	old, _ := os.ReadFile(f.Record)
+	return append(plans, Plan{Path: f.Record, Before: old, After: b, Changed: !bytes.Equal(old, b)}), nil
 }
 
 // planDependency adds or removes @extism/extism in package.json's

@@ -72,7 +72,7 @@ func InstallPi(path, exe string, install bool, j Journal) ([]string, error) {
 	if bytes.Equal(old, ext) {
 		return nil, nil
 	}
-	if err := j.Write(Plan{Path: path, Before: old, After: ext, Changed: true}, true); err != nil {
+	if err := j.Write(Plan{Path: path, Before: old, After: ext, Changed: true, Exe: exe}, true); err != nil {
 		return nil, err
 	}
 	return []string{"wrote " + path}, nil

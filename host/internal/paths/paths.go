@@ -105,6 +105,14 @@ func ours(dir string) bool {
 // before (package install, Journal).
 func (p Paths) Installs() string { return filepath.Join(p.Data, "installs") }
 
+// Bin holds the copies of ctxhook's binaries that install makes when it
+// runs from a place that may be deleted (npx's cache, a temporary
+// directory): one directory per build, owner-only, removed by the
+// uninstall that leaves no file naming it (package install,
+// PlanStable). Not the cache directory: clearing a cache must not
+// disable the hooks.
+func (p Paths) Bin() string { return filepath.Join(p.Data, "bin") }
+
 // DaemonDir holds the daemon's lock and socket (0700).
 func (p Paths) DaemonDir() string { return filepath.Join(p.Data, "daemon") }
 
