@@ -134,13 +134,20 @@ func main() {
 		// it answers and finishes in the background.
 		rest := max(left, 100*time.Millisecond)
 		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
+	} else {
+		// With no daemon as well, the in-process run gets what is left:
+		// a burst of hooks took seconds to get here on a busy machine.
+		rest := max(deadline-time.Since(start), 100*time.Millisecond)
+		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
 	}
 	inProcess(harness, event, payload)
 }
 
 // coldMargin is what a hook waiting for a daemon to compile the plugin
 // keeps of its deadline to hand the payload on (start a process).
-const coldMargin = 300 * time.Millisecond
+// Starting a process took over half a second in a burst of hooks on a
+// busy machine.
+const coldMargin = time.Second
 
 // startSettle is how long a spawned daemon may take to be seen
 // compiling (holding the compile lock) or serving, before the hook takes

@@ -162,7 +162,7 @@ func coldBurst(t *testing.T, bin string, base map[string]any, n, busy int, noDae
 		}
 		if len(hits) != 1 {
 			lost++
-			t.Errorf("%s: %d events, want 1; stderr %q", o.marker, len(hits), o.stderr)
+			t.Errorf("%s: %d events, want 1; answered after %v (%v), stdout %.80q stderr %q", o.marker, len(hits), o.took.Round(time.Millisecond), o.err, o.stdout, o.stderr)
 		}
 	}
 
