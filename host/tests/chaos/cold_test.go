@@ -18,6 +18,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
+	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
 
 // TestColdBurst: hooks started at once on an empty compilation cache (no
@@ -53,14 +54,20 @@ func TestColdBurst(t *testing.T) {
 		hooks    int
 		busy     int
 		noDaemon bool
+		stale    bool
 	}{
-		{"alone", 1, 0, false},
-		{"burst", n, 0, false},
-		{"burst-busy", n, 2, false},
-		{"burst-nodaemon", n, 0, true},
+		{"alone", 1, 0, false, false},
+		{"burst", n, 0, false, false},
+		{"burst-busy", n, 2, false, false},
+		{"burst-nodaemon", n, 0, true, false},
+		// A marker of another compiler version: the hook client takes the
+		// cache for warm and runs `ctxhook hook`, which sees the exact
+		// marker missing and waits for the daemon (the cli's
+		// viaStartingDaemon).
+		{"burst-stale-marker", 16, 0, false, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			coldBurst(t, bin, base, c.hooks, c.busy, c.noDaemon)
+			coldBurst(t, bin, base, c.hooks, c.busy, c.noDaemon, c.stale)
 		})
 	}
 }
@@ -72,8 +79,12 @@ type coldOutcome struct {
 	stdout, stderr string
 }
 
-func coldBurst(t *testing.T, bin string, base map[string]any, n, busy int, noDaemon bool) {
+func coldBurst(t *testing.T, bin string, base map[string]any, n, busy int, noDaemon, stale bool) {
 	home, hookEnv, p := newHome(t, "cxo")
+	if stale {
+		os.MkdirAll(p.WasmCache(), 0o700)
+		os.WriteFile(filepath.Join(p.WasmCache(), "ready-"+wasmsum.SHA256[:16]+"-v0.0.1-fast"), nil, 0o600)
+	}
 	log := filepath.Join(home, "compiles")
 	hookEnv = append(hookEnv, runner.EnvTestCompileLog+"="+log)
 	if noDaemon {
@@ -90,7 +101,7 @@ func coldBurst(t *testing.T, bin string, base map[string]any, n, busy int, noDae
 	outs := make([]coldOutcome, n)
 	var bufs [][2]*bytes.Buffer
 	for i := range cmds {
-		outs[i].marker = fmt.Sprintf("coldN%02dB%dH%03d", n, busy, i)
+		outs[i].marker = fmt.Sprintf("coldN%02dB%dS%vH%03d", n, busy, stale, i)
 		cmd := exec.Command(filepath.Join(bin, "ctxhook-hook"), "claude-code", "PostToolUse")
 		cmd.Env = hookEnv
 		cmd.Stdin = bytes.NewReader(payload(t, base, outs[i].marker))
