@@ -4,9 +4,11 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -61,5 +63,64 @@ func TestColdLock(t *testing.T) {
 	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestColdLockNeverCompilesBeside: while another process holds the
+// compile lock, a waiter whose deadline comes first gets ErrCold and
+// compiles nothing (it used to compile on its own once it had waited
+// 8 s, or at its deadline: under load every waiter did, all at once).
+// When the holder is gone without a marker (it died), the next waiter
+// takes the lock and compiles, once.
+func TestColdLockNeverCompilesBeside(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(t.TempDir(), "compiles")
+	t.Setenv(EnvTestCompileLog, log)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, "compile-interruptible.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if !Compiling(dir, false) || Compiling(dir, true) {
+		t.Fatalf("Compiling: interruptible %v fast %v, want true false", Compiling(dir, false), Compiling(dir, true))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	began := time.Now()
+	r, err := New(ctx, Options{CacheDir: dir})
+	if err == nil {
+		r.Close(ctx)
+	}
+	if !errors.Is(err, ErrCold) {
+		t.Fatalf("waiter past its deadline: err %v, want ErrCold", err)
+	}
+	if took := time.Since(began); took > time.Second {
+		t.Fatalf("ErrCold after %v, want at the deadline", took)
+	}
+	if b, _ := os.ReadFile(log); len(b) > 0 {
+		t.Fatalf("a waiter compiled beside the lock holder: %s", b)
+	}
+
+	// The holder dies: its lock goes with it.
+	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if Compiling(dir, false) {
+		t.Fatal("Compiling with no holder")
+	}
+	r, err = New(context.Background(), Options{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close(context.Background())
+	if b, _ := os.ReadFile(log); strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("compilations logged: %q, want one", b)
+	}
+	if !Ready(dir, nil, false) || Ready(dir, nil, true) {
+		t.Fatal("Ready: want the interruptible build only")
 	}
 }

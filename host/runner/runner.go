@@ -196,9 +196,16 @@ func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Durat
 	}
 	var release func(bool)
 	if cached {
-		release = coldLock(ctx, o.CacheDir, wasm, o.NoInterrupt)
+		var err error
+		if release, err = coldLock(ctx, o.CacheDir, wasm, o.NoInterrupt); err != nil {
+			return nil, 0, err
+		}
 	}
+	began := time.Now()
 	compiled, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{EnableWasi: true, RuntimeConfig: rc}, nil)
+	if release != nil || !cached {
+		logCompile(o.NoInterrupt, time.Since(began))
+	}
 	if release != nil {
 		release(err == nil)
 	}

@@ -3,8 +3,10 @@
 package main
 
 import (
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -109,3 +111,22 @@ func (c sockConn) Write(b []byte) (int, error) {
 }
 
 func (c sockConn) Close() error { return syscall.Close(c.fd) }
+
+// daemonPlatform: this system has the daemon, so a daemon the client
+// starts is the one that compiles the plugin on a cold start.
+const daemonPlatform = true
+
+// compiling reports whether a process holds the compile lock of the
+// daemon's build of the plugin (runner.Compiling): it is compiling it.
+func compiling(p paths.Paths) bool {
+	f, err := os.OpenFile(filepath.Join(p.WasmCache(), "compile-fast.lock"), os.O_RDWR|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		return true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"os"
 	"os/exec"
 	"time"
@@ -37,3 +38,8 @@ func inProcess(harness, event string, payload []byte) {
 	}
 	os.Exit(0)
 }
+
+// daemonPlatform: no daemon here; an in-process hook compiles the plugin.
+const daemonPlatform = false
+
+func compiling(paths.Paths) bool { return false }

@@ -25,6 +25,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
 
 // MaxInput matches the hook command's limit.
@@ -121,12 +122,86 @@ func main() {
 			finishLater(harness, event, payload, deadline)
 		}
 		spawnDaemon()
+		if daemonPlatform {
+			// On a cold start that daemon compiles the plugin, and this
+			// hook waits for it instead of compiling it again.
+			if cold(p) {
+				awaitCompilingDaemon(p, harness, event, payload, start, deadline)
+			}
+			os.Setenv(hookproto.EnvDaemonStarting, "1")
+		}
 		// The in-process run gets what is left of the deadline; past it,
 		// it answers and finishes in the background.
 		rest := max(left, 100*time.Millisecond)
 		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
+	} else {
+		// With no daemon as well, the in-process run gets what is left:
+		// a burst of hooks took seconds to get here on a busy machine.
+		rest := max(deadline-time.Since(start), 100*time.Millisecond)
+		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
 	}
 	inProcess(harness, event, payload)
+}
+
+// coldMargin is what a hook waiting for a daemon to compile the plugin
+// keeps of its deadline to hand the payload on (start a process).
+// Starting a process took over half a second in a burst of hooks on a
+// busy machine.
+const coldMargin = time.Second
+
+// startSettle is how long a spawned daemon may take to be seen
+// compiling (holding the compile lock) or serving, before the hook takes
+// it for one that is not coming: a busy machine starts it slowly.
+const startSettle = 3 * time.Second
+
+// awaitCompilingDaemon serves a hook on a cold start (no compiled plugin
+// in the cache), the daemon just spawned: the daemon compiles the plugin,
+// and only it. The hook waits for its socket and asks it; with no answer
+// by its deadline (less what handing on takes), or no daemon compiling,
+// it answers without a decision and hands the payload on (finishLater),
+// so the event is still stored. It does not run `ctxhook hook` here:
+// that would load the whole binary in every hook of a burst, seconds on
+// a busy machine, and then only wait as well. It returns (to run the
+// hook in-process) only if the plugin got compiled but no daemon serves.
+func awaitCompilingDaemon(p paths.Paths, harness, event string, payload []byte, start time.Time, deadline time.Duration) {
+	handOnAt := start.Add(deadline - answerMargin - coldMargin - hookproto.HandOn(len(payload)))
+	quiet := time.Now()
+	for time.Now().Before(handOnAt) {
+		if _, err := os.Lstat(p.Socket()); err == nil {
+			// The daemon answers by handOnAt, with no decision if it has
+			// none yet.
+			os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(max(time.Until(handOnAt).Milliseconds(), 1), 10))
+			code, out, errOut, failed, ok := ask(p.Socket(), harness, event, payload, handOnAt)
+			if ok {
+				if failed == hookproto.NoDecision {
+					finishLater(harness, event, payload, deadline)
+				}
+				os.Stdout.Write(out)
+				os.Stderr.Write(errOut)
+				os.Exit(code)
+			}
+		}
+		if compiling(p) {
+			quiet = time.Now()
+		} else if time.Since(quiet) > startSettle && time.Since(start) > startSettle {
+			break // no daemon compiles, none serves: it is not coming
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !cold(p) && time.Until(handOnAt) > inProcessMin {
+		return
+	}
+	finishLater(harness, event, payload, deadline)
+}
+
+// cold reports whether the cache holds no compiled plugin of this build
+// for the daemon: no marker the runner writes once it has compiled it
+// (ready-<plugin sha256 prefix>-<compiler>-fast). A marker of another
+// compiler version reads as warm here; `ctxhook hook` then looks at the
+// exact one.
+func cold(p paths.Paths) bool {
+	m, _ := filepath.Glob(filepath.Join(p.WasmCache(), "ready-"+wasmsum.SHA256[:16]+"*-fast"))
+	return len(m) == 0
 }
 
 // finishLater starts `ctxhook hook` on its own to finish a hook (as

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/runner"
 )
 
 func runHook(ctx context.Context, env Env, args []string) int {
@@ -34,6 +36,12 @@ func runHook(ctx context.Context, env Env, args []string) int {
 		payload, done := finishByDaemon(env, args[0], args[1])
 		if done {
 			return 0
+		}
+		stdin = bytes.NewReader(payload)
+	} else if env.Getenv(hookproto.EnvDaemonStarting) != "" && env.Getenv("CTXHOOK_NO_DAEMON") == "" {
+		payload, code, done := viaStartingDaemon(env, args[0], args[1])
+		if done {
+			return code
 		}
 		stdin = bytes.NewReader(payload)
 	}
@@ -62,8 +70,65 @@ func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) 
 	c := daemon.Client{Paths: p}
 	defer c.Close()
 	a, err := c.Ask(harness, event, environ, payload, hookproto.Late+10*time.Second)
+	if err != nil && !runner.Ready(p.WasmCache(), nil, true) && c.AwaitStart(time.Now().Add(hookproto.Late/2)) {
+		// A cold start: the daemon was compiling the plugin. Asked now,
+		// it decides this hook in milliseconds; deciding it here would
+		// load the plugin in one more process.
+		a, err = c.Ask(harness, event, environ, payload, hookproto.Late+10*time.Second)
+	}
 	return payload, err == nil && a.Failed == ""
 }
+
+// viaStartingDaemon runs a hook whose client has just started the daemon
+// (hookproto.EnvDaemonStarting). With the plugin in the cache it does
+// nothing (done false): the hook runs here, as the daemon loads. On a
+// cold start that daemon compiles the plugin, and only it: the hook waits
+// for its socket and asks it, and if the daemon is not up by its deadline
+// (less the time to start a process) it answers without a decision and
+// hands the payload on, as at any deadline; the finisher asks the daemon
+// again. Compiling here as well would double the work on the same cores,
+// and a burst of hooks compiling at once all missed their deadlines.
+func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int, done bool) {
+	start := time.Now()
+	deadline := hook.Deadline(env.Getenv)
+	payload, err := hook.ReadPayload(env.Stdin)
+	p, perr := paths.Resolve(env.Getenv)
+	if err != nil || len(payload) > hook.MaxInput || perr != nil || runner.Ready(p.WasmCache(), nil, true) {
+		return payload, 0, false
+	}
+	handOnAt := start.Add(deadline - coldMargin - hookproto.HandOn(len(payload)))
+	c := daemon.Client{Paths: p}
+	defer c.Close()
+	if c.AwaitStart(handOnAt) {
+		// The daemon answers by then, with no decision if it has none
+		// yet: what is left keeps room to hand the payload on.
+		left := deadline - time.Since(start) - 50*time.Millisecond - hookproto.HandOn(len(payload))
+		environ := append(os.Environ(), "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(max(left.Milliseconds(), 1), 10))
+		a, err := c.Ask(harness, event, environ, payload, max(left, time.Millisecond))
+		if err == nil {
+			if a.Failed == hookproto.NoDecision {
+				// Decided after the answer: handed on as well, as the
+				// hook client does, so it is stored if the daemon dies.
+				finishLater(harness, event, payload, []string{hook.EnvLate + "=1"})
+			}
+			io.WriteString(env.Stdout, a.Stdout)
+			io.WriteString(env.Stderr, a.Stderr)
+			return payload, a.Code, true
+		}
+	}
+	if runner.Ready(p.WasmCache(), nil, true) && time.Since(start) < deadline-coldMargin-time.Second {
+		return payload, 0, false // compiled, but no daemon: decided here
+	}
+	if finishLater(harness, event, payload, []string{hook.EnvLate + "=1"}) != nil {
+		return payload, 0, false
+	}
+	fmt.Fprintf(env.Stderr, "ctxhook: %s\n", hookproto.HandedOn(harness, event, deadline))
+	return payload, 0, true
+}
+
+// coldMargin is what a hook waiting for a daemon to compile the plugin
+// keeps of its deadline to hand the payload on.
+const coldMargin = 300 * time.Millisecond
 
 // storeLater starts `ctxhook io replay` on its own, to store what a hook
 // spooled so that it could answer before a big response was indexed.

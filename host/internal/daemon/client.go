@@ -14,6 +14,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/runner"
 )
 
 // ErrUnavailable is returned by Ask when no daemon of this build answers:
@@ -154,4 +155,36 @@ func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (hook.Answer, err
 // exit at once.
 func Spawn(bin string, environ []string) error {
 	return detach.Start(bin, []string{"daemon"}, environ, nil)
+}
+
+// startSettle is how long AwaitStart gives a daemon that was just
+// spawned to take the compile lock, and one whose plugin is ready to
+// open its socket, before it takes the daemon for one that is not
+// coming. A daemon that starts takes its lock within milliseconds on a
+// quiet machine; this is for a machine busy with a burst of hooks.
+const startSettle = 3 * time.Second
+
+// AwaitStart waits, until until, for a daemon that is starting: while a
+// process compiles the daemon's build of the plugin into the cache
+// (runner.Compiling), then for the socket. It reports whether a daemon
+// now accepts connections. It stops early, false, when nobody compiles
+// and no daemon came within startSettle: a spawn that failed, or a
+// daemon that exited, must not hold a hook to its deadline.
+func (c *Client) AwaitStart(until time.Time) bool {
+	cache := c.Paths.WasmCache()
+	began, quiet := time.Now(), time.Time{}
+	for time.Now().Before(until) {
+		if c.Connect(min(100*time.Millisecond, time.Until(until))) {
+			return true
+		}
+		if runner.Compiling(cache, true) {
+			quiet = time.Time{}
+		} else if quiet.IsZero() {
+			quiet = time.Now()
+		} else if time.Since(quiet) > startSettle && time.Since(began) > startSettle {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
 }

@@ -317,9 +317,9 @@ func faultyWasm(t *testing.T) string {
 }
 
 // TestStuckGuestInProcess: `ctxhook hook` with a plugin that loops
-// answers at its deadline and hands the hook on; the late run's calls
-// can be stopped, so it ends after one call timeout instead of spending
-// its two minutes on the loop. GOMAXPROCS=1, as Go sets it under a
+// answers at its deadline and hands the hook on; the late run's
+// decision is bounded by the kernel's timer (10 s for a small payload),
+// so it ends then instead of spending its two minutes on the loop. GOMAXPROCS=1, as Go sets it under a
 // one-CPU quota: the looping call must not hold the only P the deadline's
 // timer could run on.
 func TestStuckGuestInProcess(t *testing.T) {

@@ -128,7 +128,18 @@ func (d *Decider) awaitSpawned() {
 			return
 		}
 	}
+	// A cold start: the daemon compiles the plugin (seconds, more on a
+	// busy machine). Compiling the interruptible build here as well would
+	// be a second compilation on the same cores, slowing both; a
+	// tools/call can wait that long, and the daemon answers it sooner.
+	if !runner.Ready(d.paths.WasmCache(), nil, true) {
+		d.daemon.AwaitStart(time.Now().Add(coldWait))
+	}
 }
+
+// coldWait bounds how long a decision waits for a daemon compiling the
+// plugin before it compiles the plugin in-process after all.
+const coldWait = time.Minute
 
 func (d *Decider) daemonUp() bool {
 	d.dmu.Lock()

@@ -561,11 +561,12 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
 			}
 		}()
-		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read)
+		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read, stdio.Process)
 		done <- outcome{res, err}
 	}()
-	select {
-	case <-ctx.Done():
+	// handOn gives the payload, once read, to a finisher: the answer
+	// goes out now, without a decision, and the event is still stored.
+	handOn := func() bool {
 		// A payload still being read (tens of MiB from a busy pipe, or
 		// the file the hook client handed on) gets hookproto.Grace longer:
 		// handed on, it is stored; dropped, it is lost.
@@ -577,14 +578,25 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		if payload != nil && stdio.Finish != nil && !late {
 			if err := stdio.Finish(harness, event, payload, extra); err == nil {
 				warn(hookproto.HandedOn(harness, event, deadline))
-				return 0
+				return true
 			}
 		}
-		warn(fmt.Sprintf("%s %s: gave up after %v; the agent continues without ctxhook", harness, event, deadline))
+		return false
+	}
+	select {
+	case <-ctx.Done():
+		if !handOn() {
+			warn(fmt.Sprintf("%s %s: gave up after %v; the agent continues without ctxhook", harness, event, deadline))
+		}
 		return 0
 	case o := <-done:
 		for _, w := range o.res.Warnings {
 			warn(w)
+		}
+		if errors.Is(o.err, runner.ErrCold) && handOn() {
+			// Another process compiles the plugin: this one leaves it
+			// to that one and answers before its deadline (coldMargin).
+			return 0
 		}
 		if o.err != nil {
 			warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, o.err))
@@ -667,7 +679,21 @@ func RunPayload(ctx context.Context, eng *Engine, env Env, deadline time.Duratio
 	return Answer{Code: res.ExitCode, Stdout: res.Stdout, Stderr: stderr.String()}
 }
 
-func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string, read chan<- []byte) (Result, error) {
+// coldMargin is what a hook keeps of its deadline when the plugin is
+// still being compiled by another process: it stops waiting for it this
+// much before the deadline, so that handing the payload on (starting a
+// process) still ends before it.
+const coldMargin = 300 * time.Millisecond
+
+// lateCallBound bounds a finisher's decision of n bytes (its guest runs
+// without cancellation checks: see runOnce): the daemon's bound for one
+// call, so a payload that makes the plugin loop costs the finisher that
+// much of a core, not its whole budget.
+func lateCallBound(n int) time.Duration {
+	return DefaultDeadline + time.Duration(n/(4<<20))*time.Second
+}
+
+func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string, read chan<- []byte, process bool) (Result, error) {
 	payload, err := ReadPayload(stdin)
 	if err != nil {
 		return Result{}, fmt.Errorf("read stdin: %w", err)
@@ -683,22 +709,40 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	// A hook process needs no interruptible guest calls: Run's deadline
 	// answers and the process exits, taking a stuck call with it. Without
 	// the cancellation checks each call is about 7x faster. A hook being
-	// finished late has no one waiting: its calls can be stopped, so a
-	// payload that makes the plugin loop costs two seconds, not the whole
-	// late hookproto.
-	o := runner.Options{NoInterrupt: getenv(EnvLate) == ""}
+	// finished late loads the same build (the daemon's too): a cold start
+	// then compiles one build, not two. Nobody waits for it, so the
+	// kernel's timer bounds its decision instead (lateCallBound): a
+	// payload that makes the plugin loop costs it that, not its budget.
+	late := getenv(EnvLate) != ""
+	o := runner.Options{NoInterrupt: true}
 	if f := getenv(EnvTestPlugin); f != "" {
 		if o.Wasm, err = os.ReadFile(f); err != nil {
 			return Result{}, err
 		}
 	}
-	eng, err := NewEngineWith(ctx, p, getenv, o)
+	eng, err := loadEngine(ctx, p, getenv, o)
 	if err != nil {
 		return Result{}, err
 	}
 	defer eng.Close(context.Background())
-	eng.Undelivered = getenv(EnvLate) != ""
+	eng.Undelivered = late
+	if late && process {
+		defer watchdog.Arm(lateCallBound(len(payload)), func() {})()
+	}
 	return eng.Do(ctx, harness, event, payload)
+}
+
+// loadEngine loads the plugin for one hook. While another process
+// compiles it into the cache, the hook waits for that one until
+// coldMargin before its deadline, and then gets runner.ErrCold.
+func loadEngine(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options) (*Engine, error) {
+	cctx := ctx
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithDeadline(ctx, d.Add(-coldMargin))
+		defer cancel()
+	}
+	return NewEngineWith(cctx, p, getenv, o)
 }
 
 // ReadPayload reads stdin to its end, at most MaxInput+1 bytes. A

@@ -28,6 +28,13 @@ const Late = 2 * time.Minute
 // set by whichever process hands it on: the hook command or the client.
 const EnvLate = "CTXHOOK_HOOK_LATE"
 
+// EnvDaemonStarting tells `ctxhook hook` that the hook client found no
+// daemon and started one: if the plugin is not compiled yet, that daemon
+// compiles it, and the hook waits for the daemon rather than compiling it
+// a second time (see the cli's hook command). It is a hint: whoever sets
+// it can only make a hook wait for a daemon, up to its own deadline.
+const EnvDaemonStarting = "CTXHOOK_DAEMON_STARTING"
+
 // MaxHook bounds a budget from CTXHOOK_HOOK_DEADLINE_MS: no harness waits
 // longer for a hook, and a larger value (9223372036854 ms overflowed a
 // Duration) must not turn into a deadline in the past.
