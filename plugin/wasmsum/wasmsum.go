@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d8623b93aa6b94ef5924bb15ae688e1e05fee30fb70a94bc940b1873202c87c7"
+const SHA256 = "7c33fae09f3416a10b44d46c67556be842af98a63780b84a4617a1cddd2fdf82"
