@@ -183,7 +183,7 @@ soak: ## a long day: one proxy session of 20,000 relayed calls (1 KB-1 MiB) and 
 chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer)
 	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
 
-bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, TestRecallMore) and on 63 formats no rule names (tuned and held-out values), false positives per 10 MB in generated clean text and in Go's, npm's and Python's own sources when present
+bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, TestRecallMore) and on 63 formats no rule names (tuned and held-out values), false positives per 10 MB by the whole pipeline and by the shape stage alone, in generated clean text and in Go's, npm's and Python's own sources when present
 	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText' -v ./plugin/internal/redact 2>&1 | \
 	  grep -E 'planted:|unnamed formats|false positives|^(--- FAIL|FAIL|ok)' | sed -E 's/^ +[a-z_]+_test\.go:[0-9]+: //; s/; missed by format: map\[.*//'
 

@@ -18,7 +18,7 @@ func Clean(size int, seed uint64) string {
 	r := rand.New(rand.NewPCG(seed, 5))
 	var b strings.Builder
 	b.Grow(size + 4096)
-	gens := []func(*rand.Rand, *strings.Builder){cleanCode, cleanLogs, cleanAPI, cleanProse, cleanImage, cleanHashes, cleanMinified, cleanTools}
+	gens := []func(*rand.Rand, *strings.Builder){cleanCode, cleanLogs, cleanAPI, cleanProse, cleanImage, cleanHashes, cleanMinified, cleanTools, cleanServiceLogs}
 	for i := 0; b.Len() < size; i++ {
 		gens[i%len(gens)](r, &b)
 	}
@@ -143,6 +143,23 @@ func cleanMinified(r *rand.Rand, b *strings.Builder) {
 		hx(r, 16), base64.StdEncoding.EncodeToString([]byte(an(r, 48))), hx(r, 64))
 	fmt.Fprintf(b, "//# sourceMappingURL=main.%s.js.map\nvar __webpack_modules__={%q:function(module){module.exports=JSON.parse('{\"keyPrefix\":\"app\",\"tokenTTL\":3600}')}};\n",
 		hx(r, 20), "./node_modules/.pnpm/react-dom@18.3.1_react@18.3.1/node_modules/react-dom/cjs/react-dom.production.min.js")
+}
+
+// cleanServiceLogs are log lines and records whose identifiers stand a
+// few bytes after a credential's word (a service named auth-svc or
+// token-cache, a session store), or under keys that end in token or key
+// but page, cache or dedup: request, trace and span ids, UUIDs, SHAs,
+// paging tokens, idempotency and cache keys.
+func cleanServiceLogs(r *rand.Rand, b *strings.Builder) {
+	ts := fmt.Sprintf("2026-11-%02dT%02d:%02d:%02dZ", 1+r.IntN(28), r.IntN(24), r.IntN(60), r.IntN(60))
+	svc := pick(r, "auth-svc", "token-cache", "session-store", "api-gateway", "key-manager", "secret-sync", "access-proxy")
+	fmt.Fprintf(b, "%s ERROR %s request_id=req_%s trace_id=%s span_id=%s msg=\"refresh failed\"\n", ts, svc, hx(r, 10), hx(r, 32), hx(r, 16))
+	fmt.Fprintf(b, "%s WARN %s session uuid=%s commit=%s build_id=%s sha256=%s\n", ts, svc, uuid(r), hx(r, 40), hx(r, 32), hx(r, 64))
+	fmt.Fprintf(b, "%s DEBUG %s next_page_token=%s continuation-token=%s cursor=%s page_token: %s\n", ts, svc,
+		base64.StdEncoding.EncodeToString([]byte("offset:"+hx(r, 12))), base64.StdEncoding.EncodeToString([]byte(an(r, 30))), an(r, 24), an(r, 32))
+	fmt.Fprintf(b, "%s INFO %s idempotency-key=%s cache_key=%s etag=%s ticket=CVX-%d build id: %s\n", ts, svc, uuid(r), hx(r, 40), hx(r, 32), r.IntN(9999), hx(r, 40))
+	fmt.Fprintf(b, `{"service": %q, "auth_request_id": "req_%s", "token_trace_id": "%s", "session_uuid": "%s", "api_commit_sha": "%s", "nextPageToken": "%s", "pageToken": "%s"}`+"\n",
+		svc, an(r, 20), hx(r, 32), uuid(r), hx(r, 40), an(r, 40), RandString(r, urlb64, 44))
 }
 
 // cleanTools is what developer tools print: git log, Terraform state,

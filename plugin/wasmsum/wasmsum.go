@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d0c019083ea3eb693adfbcd6732864b3bd9b22f5020d091274e5e3b621dac3c3"
+const SHA256 = "8e025faa73a697dfe9c2ed6472b94f3c64f1fd255c898b6cd9e91bff3ff8e5d2"

@@ -35,12 +35,33 @@ func sensitiveKey(key string) bool {
 		if !strings.HasSuffix(k, w) {
 			continue
 		}
+		if w == "token" && paging(key) {
+			return false
+		}
 		if w != "pass" {
 			return true
 		}
 		// pass: the whole key, after a separator, or a camel-case word.
 		if i := len(k) - 4; i == 0 || strings.IndexByte("_.-", k[i-1]) >= 0 ||
 			key[i] == 'P' && (key[i-1] >= 'a' && key[i-1] <= 'z' || key[i-1] >= '0' && key[i-1] <= '9') {
+			return true
+		}
+	}
+	return false
+}
+
+// paging: a token key that names a position in a listing
+// (next_page_token, pageToken, continuation-token, NextContinuationToken,
+// cursor_token, sync_token): the service hands it out to be sent back,
+// and it grants nothing on its own. (CURSOR_API_KEY is Cursor's.)
+func paging(key string) bool {
+	if len(key) < 5 || !strings.EqualFold(key[len(key)-5:], "token") {
+		return false
+	}
+	for _, w := range keyWords(key) {
+		switch w {
+		case "page", "continuation", "next", "cursor", "pagination", "sync", "resume",
+			"nextpage", "pagetoken", "nextpagetoken", "continuationtoken", "synctoken":
 			return true
 		}
 	}

@@ -411,6 +411,9 @@ func tokenByte(c byte) bool {
 func (ru *rule) change(w string, mt []int) (edit, bool) {
 	if ru.secret {
 		a, z, ok := ru.secretSpan(w, mt)
+		if ok && ru.keyed != nil {
+			ok = ru.keyed(w, a, z)
+		}
 		return edit{a, z, ru.marker}, ok
 	}
 	if ru.minValue > 0 && len(mt) >= 4 && mt[1]-mt[3] < ru.minValue ||

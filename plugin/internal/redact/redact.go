@@ -58,6 +58,9 @@ type rule struct {
 	// published example, not a secret (gitleaks' allowlists on the
 	// secret).
 	allow []string
+	// keyed, when set, must accept a generated rule's secret w[a:z] for
+	// it to be replaced: a test of the key before it (see generic.go).
+	keyed func(w string, a, z int) bool
 	// minValue: a replaced value (the match after group 1) shorter than
 	// this is left alone.
 	minValue int
@@ -189,6 +192,7 @@ func fromGitleaks() []*rule {
 			out[len(out)-1].pre, out[len(out)-1].reach = x.pre, x.reach
 			out[len(out)-1].back = max(genBack, x.back)
 		}
+		out[len(out)-1].keyed = keyedBy[g.id]
 	}
 	return out
 }

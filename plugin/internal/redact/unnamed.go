@@ -127,7 +127,7 @@ func judgeValue(s string, a, b int, key string, param, prose bool) (edit, bool) 
 	if keyIDName(lk) && randomish(v, 16) && nearAccount(s, a, b) {
 		return edit{a, b, "[REDACTED:" + kindKeyID + "]"}, true
 	}
-	if identifierWord(last) {
+	if identifierWord(last) || paging(key) || lk == "key" && digest(v) {
 		return edit{}, false
 	}
 	if pref {
@@ -535,6 +535,13 @@ func strongRandom(v string) bool {
 	}
 	st := statsOf(v)
 	return !st.slash && st.other*8 <= st.n && st.lower > 2 && st.upper > 2 && st.digit > 1 && !st.wordy() && entropy(v) >= 4.2 && !wordlike(v)
+}
+
+// digest: hex of a SHA-1, SHA-256 or SHA-512 digest's length. Under a
+// bare key (a cache's, an object's) it is the digest itself; under a
+// bare token it is not (Linode's tokens are 64 hex digits).
+func digest(v string) bool {
+	return (len(v) == 40 || len(v) == 64 || len(v) == 128) && isHex(v)
 }
 
 // isUUID: 8-4-4-4-12 hex digits.
