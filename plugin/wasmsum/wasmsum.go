@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "8e025faa73a697dfe9c2ed6472b94f3c64f1fd255c898b6cd9e91bff3ff8e5d2"
+const SHA256 = "29ef0857232b89820353d3f6b5447d87a5fe97aceb01051cf37c0707a3c83c74"

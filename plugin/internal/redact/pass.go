@@ -417,7 +417,8 @@ func (ru *rule) change(w string, mt []int) (edit, bool) {
 		return edit{a, z, ru.marker}, ok
 	}
 	if ru.minValue > 0 && len(mt) >= 4 && mt[1]-mt[3] < ru.minValue ||
-		ru.skip != nil && ru.skip.MatchString(w[mt[0]:mt[1]]) {
+		ru.skip != nil && ru.skip.MatchString(w[mt[0]:mt[1]]) ||
+		ru.code != nil && len(mt) >= 4 && ru.code(w, mt[3], mt[1]) {
 		return edit{}, false
 	}
 	a, z, repl := mt[0], mt[1], ru.marker

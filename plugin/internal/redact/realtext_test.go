@@ -22,7 +22,7 @@ var realTexts = []struct {
 }{
 	{"go-src", []string{filepath.Join(runtime.GOROOT(), "src")}, []string{".go", ".s", ".txt", ".json", ".md"}},
 	{"node-js", []string{"/usr/lib/node_modules", "/usr/local/lib/node_modules"}, []string{".js", ".mjs", ".cjs", ".json"}},
-	{"python-stdlib (held out)", []string{"/usr/lib/python3.11", "/usr/lib/python3.12", "/usr/lib/python3.13"}, []string{".py", ".txt", ".json"}},
+	{"python-stdlib", []string{"/usr/lib/python3.11", "/usr/lib/python3.12", "/usr/lib/python3.13"}, []string{".py", ".txt", ".json"}},
 }
 
 // readTree returns the text files under root with one of exts, up to

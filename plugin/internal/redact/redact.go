@@ -66,6 +66,9 @@ type rule struct {
 	minValue int
 	// skip: a match it matches is left alone (cookie attributes).
 	skip *regexp.Regexp
+	// code, when set, leaves a template rule's value w[a:z] alone when it
+	// reports that the value is code, not a secret (see codeAssigned).
+	code func(w string, a, z int) bool
 	// pre, when set, must accept an anchor found at s[i:i+n] for its
 	// window to be searched: a test no match can fail, cheaper than the
 	// pattern (for rules whose keywords are common words). It is given
@@ -211,7 +214,7 @@ var ownRules = []*rule{
 			"auth_token", "auth-token", "authtoken", "access_key", "access-key", "accesskey", "private_key", "private-key", "privatekey"},
 		pattern: `(?i)(\b(?:(?:[a-z0-9]+[_.-])*(?:[a-z0-9]*(?:password|passwd|passphrase)|pwd|secret|secret[_-]?(?:access[_-]?)?key|access[_-]?key|private[_-]?key|client[_-]?secret|api[_-]?key|access[_-]?token|auth[_-]?token|x-api-key)|(?:[a-z0-9]+[_.-])*pass)["']?\s*[:=]\s*["']?)[^\s"'&,;\\\[]{3,}`,
 		repl:    "${1}" + Marker, skip: regexp.MustCompile(`(?i)^(?:pass["']?(?:\s*:|\s+=|=\s)|(?:[a-z0-9]+[_.-])*pass["']?\s*[:=]\s*["']?` +
-			`(?:0x[0-9a-f]+|[0-9.]+|true|false|nil|null|none)$)`)},
+			`(?:0x[0-9a-f]+|[0-9.]+|true|false|nil|null|none)$)`), code: codeAssigned},
 	// A secret given to a command-line flag after a space (`--password
 	// hunter2`; `--password=...` is key_value's). The value must not
 	// start like another flag, and six bytes at least, so "the --token
