@@ -156,6 +156,12 @@ func (s *Store) purgeScrub(vacuum bool) error {
 		if err := s.conn.Exec(`VACUUM`); err != nil {
 			return fmt.Errorf("store: purge: vacuum: %w", err)
 		}
+		// VACUUM writes the whole rewritten database through the WAL:
+		// fold that in too, or the space comes back only as a WAL as
+		// large as the database.
+		if err := s.conn.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			return fmt.Errorf("store: purge: checkpoint after vacuum: %w", err)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/internal/testdir"
@@ -115,5 +116,49 @@ func TestPurgeCountsWhatItDeletes(t *testing.T) {
 	}
 	if p.Events != 2 || p.Bytes != int64(len("first body")+len("late body")) {
 		t.Errorf("purge reported %+v; it deleted 2 events of %d bytes", p, len("first body")+len("late body"))
+	}
+}
+
+// TestPurgeVacuumGivesSpaceBack: with another connection open on the
+// store, as the daemon keeps one, purge --vacuum leaves a file smaller
+// than before and an empty write-ahead log. VACUUM writes the whole
+// rewritten database through the WAL; checkpointing only before it left
+// a WAL as large as the new database (a 263 MB store became 195 MB plus
+// a 196 MB WAL).
+func TestPurgeVacuumGivesSpaceBack(t *testing.T) {
+	path := filepath.Join(testdir.New(t), "v.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	other, err := Open(path, Options{}) // the daemon's connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	body := strings.Repeat("log line with words to index ", 2000)
+	var events []abi.Event
+	for i := 0; i < 200; i++ {
+		events = append(events, abi.Event{TimeMS: int64(1000 + i), Session: fmt.Sprintf("s%d", i%2), Harness: "claude-code",
+			HookEvent: "PostToolUse", Category: "mcp", Tool: "t", Server: "loki", Text: fmt.Sprintf("%d %s", i, body)})
+	}
+	if _, err := s.Apply(events, nil); err != nil {
+		t.Fatal(err)
+	}
+	size := func(p string) int64 { fi, _ := os.Stat(p); return fi.Size() }
+	before := size(path) + size(path+"-wal")
+	if _, err := s.Purge(PurgeFilter{Session: "s0"}, false, true); err != nil {
+		t.Fatal(err)
+	}
+	db, wal := size(path), size(path+"-wal")
+	if db+wal >= before*3/4 {
+		t.Errorf("purge --vacuum of half the events: %d bytes before, %d (db) + %d (wal) after", before, db, wal)
+	}
+	if wal > 64<<10 {
+		t.Errorf("the WAL holds %d bytes after purge --vacuum", wal)
+	}
+	if stats, _ := other.Stats(""); stats.Events != 100 {
+		t.Errorf("the other connection sees %d events, want 100", stats.Events)
 	}
 }
