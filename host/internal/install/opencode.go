@@ -67,16 +67,9 @@ type openCodeRecord struct {
 // journal. It returns one line per change, for the user.
 func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j Journal) ([]string, error) {
 	var done []string
-	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
+	bundle, rec, err := openCodeStart(f, exe, j)
 	if err != nil {
 		return nil, err
-	}
-	if old, err := os.ReadFile(f.Plugin); err == nil && !j.ours(f.Plugin, old, bundle) {
-		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", f.Plugin)
-	}
-	var rec openCodeRecord
-	if b, err := os.ReadFile(f.Record); err == nil {
-		json.Unmarshal(b, &rec)
 	}
 	if !install {
 		for _, w := range []struct {
@@ -141,18 +134,29 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j J
 // record of what it added), each with Changed saying whether install
 // would change it: what a dry run shows.
 func PlanOpenCode(f OpenCodeFiles, exe string, wasm []byte, j Journal) ([]Plan, error) {
-	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
+	bundle, rec, err := openCodeStart(f, exe, j)
 	if err != nil {
 		return nil, err
 	}
-	if old, err := os.ReadFile(f.Plugin); err == nil && !j.ours(f.Plugin, old, bundle) {
-		return nil, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", f.Plugin)
-	}
+	return planOpenCode(f, exe, bundle, wasm, rec)
+}
+
+// openCodeStart is what install and its plan both begin with: the loader
+// this binary writes, refused when a loader at its path is not ctxhook's
+// (or was changed since), and the record of what was installed before.
+func openCodeStart(f OpenCodeFiles, exe string, j Journal) ([]byte, openCodeRecord, error) {
 	var rec openCodeRecord
+	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
+	if err != nil {
+		return nil, rec, err
+	}
+	if old, err := os.ReadFile(f.Plugin); err == nil && !j.ours(f.Plugin, old, bundle) {
+		return nil, rec, fmt.Errorf("install: %s exists and was not written by ctxhook, or was changed since; move it, nothing was changed", f.Plugin)
+	}
 	if b, err := os.ReadFile(f.Record); err == nil {
 		json.Unmarshal(b, &rec)
 	}
-	return planOpenCode(f, exe, bundle, wasm, rec)
+	return bundle, rec, nil
 }
 
 // planOpenCode plans install's files; rec is the record install keeps
