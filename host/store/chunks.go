@@ -172,7 +172,7 @@ func (s *Store) SearchChunks(q Query, o SearchOptions) ([]ChunkHit, int, error) 
 		if err != nil {
 			return nil, 0, err
 		}
-		snippet, at, _ := snippetOf(c.Text, r.plan.snippetTerms(), snippetWidth, false, false)
+		snippet, at, _ := snippetOf(c.Text, r.plan.snippetTerms(r.missing(id)), snippetWidth, false, false)
 		hits = append(hits, ChunkHit{Chunk: c, Score: r.scores[id], Snippet: snippet, Offset: int64(at)})
 	}
 	return hits, max(r.total, len(hits)), nil

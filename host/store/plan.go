@@ -25,7 +25,8 @@ type plan struct {
 }
 
 type planTerm struct {
-	raw string
+	raw    string
+	clause int
 }
 
 // hint points at events of a kind (their server or tool names one of
@@ -35,6 +36,9 @@ type hint struct {
 	word   string
 	tools  []string
 	fields []string
+	// clause is the part of the query it is in ("who owns X and which
+	// release did Y ..." has two): its field is asked of that part's terms.
+	clause int
 }
 
 // stopwords are question and filler words: English function words, and
@@ -70,6 +74,15 @@ var recordHints = map[string][]string{
 	"metrics": {"prometheus", "metric"}, "grafana": {"grafana"}, "prometheus": {"prometheus"},
 }
 
+// recordFields name, for a record word, the field that titles such a
+// record (GitHub's title, Jira's summary, Sentry's title): what a
+// snippet of a record asked for by kind and id shows.
+var recordFields = map[string][]string{
+	"pr": {"title"}, "prs": {"title"}, "pull": {"title"}, "mr": {"title"}, "fix": {"title"}, "fixed": {"title"},
+	"ticket": {"summary"}, "tickets": {"summary"}, "issue": {"summary", "title"}, "story": {"summary"}, "epic": {"summary"},
+	"sentry": {"title"}, "crash": {"title"}, "exception": {"title"},
+}
+
 // fieldHints map words an agent asks a field with to the field names
 // servers use for it (Jira's assignee and fixVersions, GitHub's user,
 // requested_reviewers and merged_by, Sentry's firstRelease and culprit,
@@ -81,15 +94,15 @@ var fieldHints = map[string][]string{
 	"approved": {"approved", "reviewer"}, "merged": {"merged_by", "merged"}, "merge": {"merged_by", "merged"}, "merger": {"merged_by", "merged"},
 	"author": {"author", "user", "creator"}, "wrote": {"author", "user"}, "opened": {"author", "user", "creator"},
 	"reported": {"reporter", "creator"}, "reporter": {"reporter"}, "created": {"creator", "created"},
-	"release": {"release", "firstrelease", "first_release", "fixversions", "fix_version"}, "released": {"release", "fixversions"},
-	"version": {"version", "fixversions", "fix_version", "release"}, "shipped": {"fixversions", "release"},
-	"first": {"firstrelease", "first_release", "first_seen", "firstseen"}, "appear": {"firstrelease", "first_seen"},
+	"release": {"release", "first release", "firstrelease", "first_release", "fixversions", "fix_version", "fix version"}, "released": {"release", "fixversions"},
+	"version": {"version", "fixversions", "fix_version", "fix version", "release"}, "shipped": {"fixversions", "release"},
+	"first": {"first release", "firstrelease", "first_release", "first_seen", "firstseen", "first seen"}, "appear": {"firstrelease", "first_seen"},
 	"appeared": {"firstrelease", "first_seen"}, "status": {"status", "state"}, "state": {"status", "state"},
 	"priority": {"priority", "severity"}, "severity": {"severity", "priority"}, "branch": {"branch", "head", "ref"},
 	"lead": {"lead", "commander"}, "led": {"lead", "commander"}, "escalate": {"escalation", "escalate", "contact"},
 	"escalation": {"escalation", "contact"}, "contact": {"contact", "escalation"}, "mitigation": {"mitigation", "mitigate"},
 	"mitigate": {"mitigation", "mitigate"}, "mitigated": {"mitigation"}, "cause": {"root_cause", "cause"},
-	"culprit": {"culprit"}, "default": {"default"}, "peak": {"peak"}, "files": {"files", "filename"},
+	"culprit": {"culprit"}, "command": {"run", "command"}, "default": {"default"}, "peak": {"peak"}, "files": {"files", "filename"},
 }
 
 func setOf(s string) map[string]bool {
@@ -115,15 +128,19 @@ func trimTerm(t string) string {
 // quoted phrase is always a content term, as typed.
 func planOf(q Query) plan {
 	var p plan
+	clause := 0
 	seen := map[string]bool{}
 	add := func(t string) {
 		if k := asciiLower(t); !seen[k] {
 			seen[k] = true
-			p.terms = append(p.terms, planTerm{raw: t})
+			p.terms = append(p.terms, planTerm{raw: t, clause: clause})
 		}
 	}
 	var fallback []string
 	for _, t := range q.Terms {
+		if lt := strings.ToLower(t); lt == "and" || lt == "plus" || lt == "also" {
+			clause++
+		}
 		if strings.ContainsAny(t, " \t") { // a quoted phrase
 			add(t)
 			continue
@@ -137,13 +154,16 @@ func planOf(q Query) plan {
 		fields, isField := fieldHints[lw]
 		switch {
 		case isRecord || isField:
-			p.hints = append(p.hints, hint{word: lw, tools: tools, fields: fields})
+			p.hints = append(p.hints, hint{word: lw, tools: tools, fields: fields, clause: clause})
 			fallback = append(fallback, w)
 		case stopwords[lw] || utf8.RuneCountInString(w) < 2 && !unicode.IsDigit([]rune(w)[0]):
 			p.ignored = append(p.ignored, w)
 			fallback = append(fallback, w)
 		default:
 			add(w)
+		}
+		if strings.HasSuffix(t, ",") || strings.HasSuffix(t, ";") {
+			clause++
 		}
 	}
 	if len(p.terms) == 0 {

@@ -50,11 +50,17 @@ const (
 	bm25Share   = 0.3
 	recordBonus = 0.12
 	fieldBonus  = 0.08
+	// proximityShare is what the query's terms found close together (in
+	// one snippet's span) add: a list naming every term in different
+	// rows holds them all, the record they describe holds them together.
+	proximityShare = 0.5
+	proximityPool  = 30
+	proximitySpan  = 240
 	// togetherBonus is for terms found in one document, not spread over
 	// an event's parts.
 	togetherBonus = 0.1
 	// maxRelevance is the most an event can score: Score's scale.
-	maxRelevance = 1 + bm25Share + recordBonus + fieldBonus + togetherBonus
+	maxRelevance = 1 + proximityShare + bm25Share + recordBonus + fieldBonus + togetherBonus
 	// hintPool is how many of the best events hints re-order.
 	hintPool = 50
 	// trigramScore is what a substring match scores, against 1 for the
@@ -99,6 +105,7 @@ func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	held := map[int64]float64{} // rarity-weighted terms held
 	bm := map[int64]float64{}   // summed BM25
 	var weights float64
+	var termWeights []float64
 	docOf := map[int64]int64{} // the document (0: the event's own, else a part) its first term is in
 	split := map[int64]bool{}  // terms in more than one document
 	for i, t := range r.plan.terms {
@@ -108,6 +115,7 @@ func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 		}
 		w := idf(docs, len(cands))
 		weights += w
+		termWeights = append(termWeights, w)
 		if len(cands) == 0 {
 			r.unmatched = append(r.unmatched, t.raw)
 		}
@@ -144,6 +152,12 @@ func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	}
 	r.total = min(len(r.scores), MaxTotal)
 	ids := r.order()
+	if len(r.plan.terms) > 1 {
+		if err := s.applyProximity(c, r, ids[:min(len(ids), proximityPool)], termWeights, weights); err != nil {
+			return r, fmt.Errorf("store: search: %w", err)
+		}
+		ids = r.order()
+	}
 	if len(r.plan.hints) > 0 {
 		if err := s.applyHints(c, r.plan, ids[:min(len(ids), hintPool)], r.scores); err != nil {
 			return r, fmt.Errorf("store: search: %w", err)
@@ -356,4 +370,46 @@ func (s *Store) applyHints(c corpus, p plan, ids []int64, scores map[int64]float
 		scores[st.ColumnInt64(0)] += fieldBonus
 	}
 	return st.Err()
+}
+
+// applyProximity adds to the scores of ids (the best events) the share
+// of the query's weighted terms found within proximitySpan bytes of one
+// another in the event's own text (its head, for a body in parts, and
+// the part that matched best).
+func (s *Store) applyProximity(c corpus, r ranking, ids []int64, w []float64, total float64) error {
+	terms := make([]snipTerm, len(r.plan.terms))
+	for i, t := range r.plan.terms {
+		terms[i] = snipTerm{text: t.raw, weight: w[i]}
+	}
+	for _, id := range ids {
+		var texts []string
+		if c.table == chunksCorpus.table {
+			ch, err := s.ChunkByID(id)
+			if err != nil {
+				return err
+			}
+			texts = append(texts, ch.Text)
+		} else {
+			e, err := s.Event(id)
+			if err != nil {
+				return err
+			}
+			texts = append(texts, e.Args+"\n"+e.Body())
+			if part := r.parts[id]; part != 0 {
+				doc, _, err := s.partDoc(part)
+				if err != nil {
+					return err
+				}
+				texts = append(texts, doc)
+			}
+		}
+		var worth float64
+		for _, t := range texts {
+			u, _ := unescapeJSON(t)
+			_, _, _, v := bestWindow(asciiLower(u), terms, proximitySpan, false)
+			worth = max(worth, v)
+		}
+		r.scores[id] += proximityShare * worth / total
+	}
+	return nil
 }

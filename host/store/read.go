@@ -200,8 +200,10 @@ const (
 	rankWindow = 1000
 	// MaxTotal caps SearchTotal's count; a total at the cap is a lower bound.
 	MaxTotal = 1000
-	// snippetWidth is about how many bytes a hit's snippet shows.
-	snippetWidth = 160
+	// snippetWidth is about how many bytes a hit's snippet shows: enough
+	// for a matched line and its neighbour, or a field and its value
+	// (an error line, a title, a command run to 60-120 bytes).
+	snippetWidth = 300
 )
 
 // SearchTotal is Search that also counts the matching events (in either
@@ -239,14 +241,14 @@ func (s *Store) SearchResult(q Query, o SearchOptions) (Result, error) {
 	for _, h := range r.plan.hints {
 		out.Hints = append(out.Hints, h.word)
 	}
-	terms := r.plan.snippetTerms()
 	for _, id := range r.ids {
 		e, err := s.Event(id)
 		if err != nil {
 			return Result{}, err
 		}
-		snippet, at := s.hitSnippet(e, terms, r.parts[id])
-		out.Hits = append(out.Hits, Hit{Event: e, Score: r.scores[id], Snippet: snippet, Offset: at, Missing: r.missing(id)})
+		missing := r.missing(id)
+		snippet, at := s.hitSnippet(e, r.plan.snippetTerms(missing), r.parts[id])
+		out.Hits = append(out.Hits, Hit{Event: e, Score: r.scores[id], Snippet: snippet, Offset: at, Missing: missing})
 	}
 	out.Total = max(r.total, len(out.Hits))
 	return out, nil
