@@ -182,3 +182,26 @@ func (p plan) fieldWords() []string {
 	}
 	return out
 }
+
+// split adds the words of term i, when it has more than one, as terms of
+// their own (up to MaxQueryTerms in all).
+func (p *plan) split(i int) {
+	t := p.terms[i]
+	if strings.ContainsAny(t.raw, " \t") {
+		return // a phrase is meant as written
+	}
+	words := strings.FieldsFunc(t.raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) < 2 {
+		return
+	}
+	have := map[string]bool{}
+	for _, o := range p.terms {
+		have[asciiLower(o.raw)] = true
+	}
+	for _, w := range words {
+		if lw := asciiLower(w); !have[lw] && !stopwords[lw] && len(p.terms) < MaxQueryTerms {
+			have[lw] = true
+			p.terms = append(p.terms, planTerm{raw: w, clause: t.clause})
+		}
+	}
+}

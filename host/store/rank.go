@@ -108,10 +108,16 @@ func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	var termWeights []float64
 	docOf := map[int64]int64{} // the document (0: the event's own, else a part) its first term is in
 	split := map[int64]bool{}  // terms in more than one document
-	for i, t := range r.plan.terms {
+	for i := 0; i < len(r.plan.terms); i++ {
+		t := r.plan.terms[i]
 		cands, sub, err := s.termMatches(c, t.raw, filtered, withParts, o)
 		if err != nil {
 			return r, fmt.Errorf("store: search: %w", err)
+		}
+		if len(cands) == 0 {
+			// A compound no record spells so (inventory-sync#9991, the
+			// repository and the number in two fields): its words.
+			r.plan.split(i)
 		}
 		w := idf(docs, len(cands))
 		weights += w
