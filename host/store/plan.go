@@ -183,14 +183,19 @@ func (p plan) fieldWords() []string {
 	return out
 }
 
-// split adds the words of term i, when it has more than one, as terms of
-// their own (up to MaxQueryTerms in all).
+// split adds the pieces of term i, a reference joined by #, /, @ or :
+// (owner/repo#123, service@version), as terms of their own (up to
+// MaxQueryTerms in all). A hyphenated name stays whole: its words
+// alone are other records' words.
 func (p *plan) split(i int) {
 	t := p.terms[i]
 	if strings.ContainsAny(t.raw, " \t") {
 		return // a phrase is meant as written
 	}
-	words := strings.FieldsFunc(t.raw, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := strings.FieldsFunc(t.raw, func(r rune) bool { return r == '#' || r == '/' || r == '@' || r == ':' })
+	for k, w := range words {
+		words[k] = trimTerm(w)
+	}
 	if len(words) < 2 {
 		return
 	}
@@ -199,7 +204,7 @@ func (p *plan) split(i int) {
 		have[asciiLower(o.raw)] = true
 	}
 	for _, w := range words {
-		if lw := asciiLower(w); !have[lw] && !stopwords[lw] && len(p.terms) < MaxQueryTerms {
+		if lw := asciiLower(w); w != "" && !have[lw] && !stopwords[lw] && len(p.terms) < MaxQueryTerms {
 			have[lw] = true
 			p.terms = append(p.terms, planTerm{raw: w, clause: t.clause})
 		}

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -225,8 +226,43 @@ type Result struct {
 	Unmatched, Ignored, Hints []string
 }
 
+// HeldBy drops from Unmatched the terms a transcript chunk found holds
+// (chunks are searched on their own, SearchChunks).
+func (r *Result) HeldBy(chunks []ChunkHit) {
+	var out []string
+	for _, t := range r.Unmatched {
+		held := false
+		for _, c := range chunks {
+			held = held || !slices.Contains(c.Missing, t)
+		}
+		if !held {
+			out = append(out, t)
+		}
+	}
+	r.Unmatched = out
+}
+
 // Complete reports whether the best hit holds every term.
 func (r Result) Complete() bool { return len(r.Hits) > 0 && len(r.Hits[0].Missing) == 0 }
+
+// Note says, when no hit holds every term, that the hits are the
+// nearest partial matches, and which terms nothing holds: what to
+// rephrase. It is "" when the best hit holds them all.
+func (r Result) Note() string {
+	if r.Complete() {
+		return ""
+	}
+	var b strings.Builder
+	if len(r.Hits) > 0 {
+		b.WriteString("No event holds every term: the nearest partial matches come first.")
+	} else {
+		b.WriteString("No event holds any term.")
+	}
+	if len(r.Unmatched) > 0 {
+		fmt.Fprintf(&b, " In no event: %s.", strings.Join(r.Unmatched, ", "))
+	}
+	return b.String()
+}
 
 // SearchResult is SearchTotal with what the query was taken to mean.
 func (s *Store) SearchResult(q Query, o SearchOptions) (Result, error) {
