@@ -161,10 +161,6 @@ const (
 // MaxQueryTerms.
 var ErrQueryTooLong = fmt.Errorf("store: query too long: at most %d bytes and %d terms", MaxQueryBytes, MaxQueryTerms)
 
-// rrfK is the reciprocal-rank-fusion constant: results ranked by both
-// indexes rise, and neither index's raw BM25 scale dominates.
-const rrfK = 60
-
 // Search finds events matching q in either index and fuses the rankings.
 func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 	hits, _, err := s.SearchTotal(q, o)
@@ -567,6 +563,8 @@ func around[T any](s *Store, table, cols string, scan func(*sqlite3.Stmt) T, anc
 	return append(out, next...), nil
 }
 
-// MaxScore is the highest fused score a hit can have (first in both
-// indexes), so score/MaxScore is a confidence in [0, 1].
-const MaxScore = 2.0 / (rrfK + 1)
+// MaxScore is the highest score a hit can have (rank's relevance, scaled
+// to it), so score/MaxScore is a confidence in [0, 1]. The scale is the
+// one scores had when two rankings were fused by reciprocal rank (2/61),
+// so stored thresholds and outputs read the same.
+const MaxScore = 2.0 / 61
