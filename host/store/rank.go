@@ -76,13 +76,14 @@ const (
 //
 // No term is required. Each content term (planOf: question and filler
 // words are left out, record and field words are hints) is looked up on
-// its own, in the word index and, when words hold it nowhere, as a
-// substring in the trigram index; an event scores, per term, by its best
+// its own, in the word index and as a substring in the trigram index
+// (worth less); an event scores, per term, by its best
 // document (its own, or one of its parts: a body in parts competes as
 // one event through its best part). Events are ordered by how much of
 // the query they hold, each term weighted by its rarity, then by the sum
 // of their terms' BM25 scores (columns weighted: the call's arguments,
-// which name the record fetched, count most), then by the hints.
+// which name the record fetched, count most), then by how close
+// together the terms are, then by the hints.
 func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	r := ranking{scores: map[int64]float64{}, parts: map[int64]int64{}, held: map[int64]uint64{}}
 	if err := q.Check(); err != nil {
@@ -102,59 +103,9 @@ func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
 	if err != nil {
 		return r, fmt.Errorf("store: search: %w", err)
 	}
-	held := map[int64]float64{} // rarity-weighted terms held
-	bm := map[int64]float64{}   // summed BM25
-	var weights float64
-	var termWeights []float64
-	docOf := map[int64]int64{} // the document (0: the event's own, else a part) its first term is in
-	split := map[int64]bool{}  // terms in more than one document
-	for i := 0; i < len(r.plan.terms); i++ {
-		t := r.plan.terms[i]
-		cands, sub, err := s.termMatches(c, t.raw, filtered, withParts, o)
-		if err != nil {
-			return r, fmt.Errorf("store: search: %w", err)
-		}
-		if len(cands) == 0 {
-			// A compound no record spells so (inventory-sync#9991, the
-			// repository and the number in two fields): its words.
-			r.plan.split(i)
-		}
-		w := idf(docs, len(cands))
-		weights += w
-		termWeights = append(termWeights, w)
-		if len(cands) == 0 {
-			r.unmatched = append(r.unmatched, t.raw)
-		}
-		for _, cd := range cands {
-			if d, ok := docOf[cd.id]; !ok {
-				docOf[cd.id] = cd.part
-			} else if d != cd.part {
-				split[cd.id] = true
-			}
-			r.held[cd.id] |= 1 << uint(i)
-			if sub[cd.id] {
-				held[cd.id] += w * trigramShare
-			} else {
-				held[cd.id] += w
-			}
-			bm[cd.id] += w * cd.score
-			if _, ok := r.parts[cd.id]; !ok && cd.part != 0 {
-				r.parts[cd.id] = cd.part
-			}
-		}
-	}
-	var maxBM float64
-	for _, v := range bm {
-		maxBM = max(maxBM, v)
-	}
-	for id, h := range held {
-		r.scores[id] = h / weights
-		if maxBM > 0 {
-			r.scores[id] += bm25Share * bm[id] / maxBM
-		}
-		if !split[id] && bits.OnesCount64(r.held[id]) > 1 {
-			r.scores[id] += togetherBonus
-		}
+	termWeights, weights, err := s.scoreTerms(c, &r, docs, filtered, withParts, o)
+	if err != nil {
+		return r, fmt.Errorf("store: search: %w", err)
 	}
 	r.total = min(len(r.scores), MaxTotal)
 	ids := r.order()
@@ -418,4 +369,66 @@ func (s *Store) applyProximity(c corpus, r ranking, ids []int64, w []float64, to
 		r.scores[id] += proximityShare * worth / total
 	}
 	return nil
+}
+
+// scoreTerms looks up each term of r's plan, and scores every event
+// holding any: the share of the terms' weights (their rarity among docs)
+// it holds, its terms' BM25, and whether they are in one document. It
+// returns each term's weight and their sum.
+func (s *Store) scoreTerms(c corpus, r *ranking, docs int, filtered, withParts bool, o SearchOptions) ([]float64, float64, error) {
+	held := map[int64]float64{} // rarity-weighted terms held
+	bm := map[int64]float64{}   // summed BM25
+	var weights float64
+	var termWeights []float64
+	docOf := map[int64]int64{} // the document (0: the event's own, else a part) its first term is in
+	split := map[int64]bool{}  // terms in more than one document
+	for i := 0; i < len(r.plan.terms); i++ {
+		t := r.plan.terms[i]
+		cands, sub, err := s.termMatches(c, t.raw, filtered, withParts, o)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(cands) == 0 {
+			// A compound no record spells so (inventory-sync#9991, the
+			// repository and the number in two fields): its words.
+			r.plan.split(i)
+		}
+		w := idf(docs, len(cands))
+		weights += w
+		termWeights = append(termWeights, w)
+		if len(cands) == 0 {
+			r.unmatched = append(r.unmatched, t.raw)
+		}
+		for _, cd := range cands {
+			if d, ok := docOf[cd.id]; !ok {
+				docOf[cd.id] = cd.part
+			} else if d != cd.part {
+				split[cd.id] = true
+			}
+			r.held[cd.id] |= 1 << uint(i)
+			if sub[cd.id] {
+				held[cd.id] += w * trigramShare
+			} else {
+				held[cd.id] += w
+			}
+			bm[cd.id] += w * cd.score
+			if _, ok := r.parts[cd.id]; !ok && cd.part != 0 {
+				r.parts[cd.id] = cd.part
+			}
+		}
+	}
+	var maxBM float64
+	for _, v := range bm {
+		maxBM = max(maxBM, v)
+	}
+	for id, h := range held {
+		r.scores[id] = h / weights
+		if maxBM > 0 {
+			r.scores[id] += bm25Share * bm[id] / maxBM
+		}
+		if !split[id] && bits.OnesCount64(r.held[id]) > 1 {
+			r.scores[id] += togetherBonus
+		}
+	}
+	return termWeights, weights, nil
 }
