@@ -76,6 +76,7 @@ func TestUnescapeJSON(t *testing.T) {
 		{`a\nb\tc\"d\\e\/f`, "a\nb\tc\"d\\e/f"},
 		{`caf\u00e9 \ud83d\ude00 x`, "café 😀 x"},
 		{`C:\windows\system`, `C:\windows\system`},
+		{`a\u0000hidden \u001b[31mred\b.`, "a hidden  [31mred ."},
 		{`bad \u12 end\`, `bad \u12 end\`},
 	} {
 		got, back := unescapeJSON(tt.in)

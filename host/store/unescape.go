@@ -3,6 +3,7 @@ package store
 import (
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -28,10 +29,15 @@ func unescapeJSON(s string) (string, func(int) int) {
 	for i >= 0 {
 		b.WriteString(s[in : in+i])
 		r, n := unescapeAt(s[in+i:])
-		if n == 0 {
+		switch {
+		case n == 0:
 			b.WriteByte('\\')
 			n = 1
-		} else {
+		case r != '\n' && r != '\t' && r != '\r' && unicode.IsControl(r):
+			// A NUL would end FTS5's document there (hiding what follows
+			// from the index), an ESC would reach a terminal: a space.
+			b.WriteByte(' ')
+		default:
 			b.WriteRune(r)
 		}
 		in += i + n
