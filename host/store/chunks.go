@@ -20,6 +20,8 @@ type ChunkHit struct {
 	Snippet string  `json:"snippet"`
 	// Offset is where in the chunk's text the snippet's match starts.
 	Offset int64 `json:"offset"`
+	// Missing are the query's terms the chunk does not hold.
+	Missing []string `json:"missing,omitempty"`
 }
 
 const chunkCols = `id, ts_ms, session, harness, path, cwd, text, bytes, redactions`
@@ -172,8 +174,9 @@ func (s *Store) SearchChunks(q Query, o SearchOptions) ([]ChunkHit, int, error) 
 		if err != nil {
 			return nil, 0, err
 		}
-		snippet, at, _ := snippetOf(c.Text, q.Terms, snippetWidth, false, false)
-		hits = append(hits, ChunkHit{Chunk: c, Score: r.scores[id], Snippet: snippet, Offset: int64(at)})
+		missing := r.missing(id)
+		snippet, at, _ := snippetOf(c.Text, r.plan.snippetTerms(missing), snippetWidth, false, false)
+		hits = append(hits, ChunkHit{Chunk: c, Score: r.scores[id], Snippet: snippet, Offset: int64(at), Missing: missing})
 	}
 	return hits, max(r.total, len(hits)), nil
 }

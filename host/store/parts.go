@@ -192,7 +192,7 @@ func (w *partWriter) write(id int64, f Field, pieces []string, index bool) error
 			continue
 		}
 		part := w.conn.LastInsertRowID()
-		doc := overlapTail(pieces[seq-1]) + p
+		doc := indexText(overlapTail(pieces[seq-1]) + p)
 		for _, st := range []*sqlite3.Stmt{w.words, w.tri} {
 			if st == w.tri && indexed&indexTrigrams == 0 {
 				continue

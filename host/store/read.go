@@ -1,13 +1,11 @@
 package store
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
@@ -142,6 +140,9 @@ type Hit struct {
 	// starts (0 when no term was found as written, e.g. a stemmed match):
 	// ReadBody from there reads on from the match.
 	Offset int64 `json:"offset"`
+	// Missing are the query's terms the event does not hold: a hit
+	// holding only some of them is a partial match.
+	Missing []string `json:"missing,omitempty"`
 }
 
 // ErrEmptyQuery is returned when a query has no terms.
@@ -160,10 +161,6 @@ const (
 // MaxQueryTerms.
 var ErrQueryTooLong = fmt.Errorf("store: query too long: at most %d bytes and %d terms", MaxQueryBytes, MaxQueryTerms)
 
-// rrfK is the reciprocal-rank-fusion constant: results ranked by both
-// indexes rise, and neither index's raw BM25 scale dominates.
-const rrfK = 60
-
 // Search finds events matching q in either index and fuses the rankings.
 func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 	hits, _, err := s.SearchTotal(q, o)
@@ -173,17 +170,20 @@ func (s *Store) Search(q Query, o SearchOptions) ([]Hit, error) {
 // corpus is one searchable table and its two indexes. Filters bind as
 // ?2..?6 (session, server, category, since, until) on rows aliased e.
 // Events also have parts, indexed in partWords and partTrigrams.
-type corpus struct{ table, words, trigrams, filter, partWords, partTrigrams string }
+type corpus struct{ table, words, trigrams, filter, partWords, partTrigrams, weights string }
 
 var (
 	eventsCorpus = corpus{"events", "events_fts", "events_tri",
 		`(?2 = '' OR e.session = ?2) AND (?3 = '' OR e.server = ?3) AND (?4 = '' OR e.category = ?4)
-		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`, "event_parts_fts", "event_parts_tri"}
+		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`, "event_parts_fts", "event_parts_tri",
+		// tool, server, args, body: a term in the call's arguments names
+		// the record fetched.
+		"bm25(events_fts, 2, 2, 4, 1)"}
 	// Transcript chunks have no server, and their category is
 	// "transcript": a server filter, or another category, excludes them.
 	chunksCorpus = corpus{"chunks", "chunks_fts", "chunks_tri",
 		`(?2 = '' OR e.session = ?2) AND ?3 = '' AND (?4 = '' OR ?4 = '` + CategoryTranscript + `')
-		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`, "", ""}
+		AND (?5 = 0 OR e.ts_ms >= ?5) AND (?6 = 0 OR e.ts_ms < ?6)`, "", "", "bm25(chunks_fts)"}
 )
 
 // CategoryTranscript is the category transcript chunks are found under.
@@ -197,378 +197,112 @@ const (
 	rankWindow = 1000
 	// MaxTotal caps SearchTotal's count; a total at the cap is a lower bound.
 	MaxTotal = 1000
-	// snippetWidth is about how many bytes a hit's snippet shows.
-	snippetWidth = 160
+	// snippetWidth is about how many bytes a hit's snippet shows: enough
+	// for a matched line and its neighbour, or a field and its value
+	// (an error line, a title, a command run to 60-120 bytes).
+	snippetWidth = 300
 )
 
 // SearchTotal is Search that also counts the matching events (in either
 // index), up to MaxTotal.
 func (s *Store) SearchTotal(q Query, o SearchOptions) ([]Hit, int, error) {
+	r, err := s.SearchResult(q, o)
+	return r.Hits, r.Total, err
+}
+
+// Result is a search's answer: the hits, best first, and what the query
+// was taken to mean.
+type Result struct {
+	Hits []Hit
+	// Total counts the events holding any term, up to MaxTotal.
+	Total int
+	// Unmatched are the terms no event holds; Ignored the question and
+	// filler words left out; Hints the words taken as hints at a kind
+	// of record or a field.
+	Unmatched, Ignored, Hints []string
+}
+
+// HeldBy drops from Unmatched the terms a transcript chunk found holds
+// (chunks are searched on their own, SearchChunks).
+func (r *Result) HeldBy(chunks []ChunkHit) {
+	var out []string
+	for _, t := range r.Unmatched {
+		held := false
+		for _, c := range chunks {
+			held = held || !slices.Contains(c.Missing, t)
+		}
+		if !held {
+			out = append(out, t)
+		}
+	}
+	r.Unmatched = out
+}
+
+// Complete reports whether the best hit holds every term.
+func (r Result) Complete() bool { return len(r.Hits) > 0 && len(r.Hits[0].Missing) == 0 }
+
+// Note says, when no hit holds every term, that the hits are the
+// nearest partial matches, and which terms nothing holds: what to
+// rephrase. It is "" when the best hit holds them all.
+func (r Result) Note() string {
+	if r.Complete() {
+		return ""
+	}
+	var b strings.Builder
+	if len(r.Hits) > 0 {
+		b.WriteString("No event holds every term: the nearest partial matches come first.")
+	} else {
+		b.WriteString("No event holds any term.")
+	}
+	if len(r.Unmatched) > 0 {
+		fmt.Fprintf(&b, " In no event: %s.", strings.Join(r.Unmatched, ", "))
+	}
+	return b.String()
+}
+
+// SearchResult is SearchTotal with what the query was taken to mean.
+func (s *Store) SearchResult(q Query, o SearchOptions) (Result, error) {
 	if o.Limit <= 0 {
 		o.Limit = 10
 	}
 	r, err := s.rank(eventsCorpus, q, o)
 	if err != nil {
-		return nil, 0, err
+		return Result{}, err
 	}
-	hits := make([]Hit, 0, len(r.ids))
+	out := Result{Hits: make([]Hit, 0, len(r.ids)), Unmatched: r.unmatched, Ignored: r.plan.ignored}
+	for _, h := range r.plan.hints {
+		out.Hints = append(out.Hints, h.word)
+	}
 	for _, id := range r.ids {
 		e, err := s.Event(id)
 		if err != nil {
-			return nil, 0, err
+			return Result{}, err
 		}
-		snippet, at := s.hitSnippet(e, q.Terms, r.parts[id])
-		hits = append(hits, Hit{Event: e, Score: r.scores[id], Snippet: snippet, Offset: at})
+		missing := r.missing(id)
+		snippet, at := s.hitSnippet(e, r.plan.snippetTerms(missing), r.parts[id])
+		out.Hits = append(out.Hits, Hit{Event: e, Score: r.scores[id], Snippet: snippet, Offset: at, Missing: missing})
 	}
-	return hits, max(r.total, len(hits)), nil
+	out.Total = max(r.total, len(out.Hits))
+	return out, nil
 }
 
-// hitSnippet is the snippet of a hit: around a term in the body's head,
-// else in part, the part that matched best (0: none did).
-func (s *Store) hitSnippet(e Event, terms []string, part int64) (string, int64) {
+// hitSnippet is the snippet of a hit: where most terms meet in the
+// body's head, or in part, the part that matched best (0: none did),
+// when more of them meet there.
+func (s *Store) hitSnippet(e Event, terms []snipTerm, part int64) (string, int64) {
 	body := e.Body()
-	snippet, at, found := snippetOf(body, terms, snippetWidth, false, int64(len(body)) < e.BodySize())
-	if found || part == 0 {
+	snippet, at, worth := snippetOf(body, terms, snippetWidth, false, int64(len(body)) < e.BodySize())
+	if part == 0 {
 		return snippet, int64(at)
 	}
 	doc, base, err := s.partDoc(part)
 	if err != nil {
 		return snippet, int64(at)
 	}
-	if ps, pat, ok := snippetOf(doc, terms, snippetWidth, base > 0, base+int64(len(doc)) < e.BodySize()); ok {
+	if ps, pat, pw := snippetOf(doc, terms, snippetWidth, base > 0, base+int64(len(doc)) < e.BodySize()); pw > worth {
 		return ps, base + int64(pat)
 	}
 	return snippet, int64(at)
-}
-
-// cand is a row that matched one index: its id (an event's, for a
-// part), its score (bm25, lower is better; 0 ranking by recency alone)
-// and, for a part, the part's id.
-type cand struct {
-	id    int64
-	score float64
-	part  int64
-}
-
-// ranking is rank's answer.
-type ranking struct {
-	ids    []int64 // best first, at most the limit
-	scores map[int64]float64
-	total  int             // matches, up to MaxTotal
-	parts  map[int64]int64 // an event's best matching part, when one matched
-}
-
-// rank finds rows of c matching q, fuses the two indexes' rankings (RRF),
-// and returns the best o.Limit ids, their scores, and the count of
-// matches up to MaxTotal.
-//
-// For events stored in parts, each index is two: the events' own
-// documents (tool, args, the body's head) and the parts'. Within an
-// index, an event ranks by its best-matching document: the two lists,
-// each in its own BM25 order, are interleaved (so neither table's BM25
-// scale dominates, and an event counts once per index). Terms that are
-// all in one event but never in one document of it (the head and a
-// part, two parts) still match, ranked after those, newest first (in the
-// trigram index only when the word index found nothing).
-func (s *Store) rank(c corpus, q Query, o SearchOptions) (ranking, error) {
-	r := ranking{scores: map[int64]float64{}, parts: map[int64]int64{}}
-	if err := q.Check(); err != nil {
-		return r, err
-	}
-	pool := o.Limit * 5
-	filtered := o.Session != "" || o.Server != "" || o.Category != "" || o.SinceMS != 0 || o.UntilMS != 0
-	withParts := c.partWords != "" && s.hasParts()
-	if withParts {
-		n, err := s.count(`SELECT EXISTS(SELECT 1 FROM event_parts_fts_docsize)`, nil)
-		if err != nil {
-			return r, fmt.Errorf("store: search: %w", err)
-		}
-		withParts = n > 0
-	}
-	var cross []int64
-	// index ranks the matches of one index (with BM25, or by recency
-	// alone), adds the best pool of them to the fused scores, and returns
-	// how many matched within the window.
-	index := func(table, parts string, terms []string, withBM25, across bool) (int, error) {
-		if len(terms) == 0 {
-			return 0, nil
-		}
-		match := strings.Join(terms, " AND ")
-		cands, err := s.matches(c, table, match, false, withBM25, filtered, o)
-		if err != nil {
-			return 0, err
-		}
-		if withParts {
-			pc, err := s.matches(c, parts, match, true, withBM25, filtered, o)
-			if err != nil {
-				return 0, err
-			}
-			cands = interleave(cands, pc)
-			if across && len(terms) > 1 {
-				xc, err := s.crossMatches(c, table, parts, terms, filtered, o, cands)
-				if err != nil {
-					return 0, err
-				}
-				for _, x := range xc {
-					cross = append(cross, x.id)
-				}
-				cands = append(cands, xc...)
-			}
-		}
-		for i, c := range cands {
-			if i < pool {
-				r.scores[c.id] += 1.0 / float64(rrfK+i+1)
-			}
-			if _, ok := r.parts[c.id]; !ok && c.part != 0 {
-				r.parts[c.id] = c.part
-			}
-		}
-		return len(cands), nil
-	}
-	words, err := index(c.words, c.partWords, q.ftsTerms(), true, true)
-	if err != nil {
-		return r, fmt.Errorf("store: search: %w", err)
-	}
-	// The trigram index is for what words miss (substrings, camelCase,
-	// paths). When the word index found the terms, BM25 over trigrams
-	// (whose phrase statistics cost a scan of every document sharing a
-	// trigram) adds little: trigram matches then rank by recency. Terms
-	// spread over an event's parts are looked for term by term, which
-	// costs most in the trigram index (a common trigram is in every big
-	// part): that too only when words found nothing.
-	if _, err := index(c.trigrams, c.partTrigrams, q.trigramTerms(), words == 0, words == 0); err != nil {
-		return r, fmt.Errorf("store: search: %w", err)
-	}
-	if r.total, err = s.countMatches(c, q, o, filtered, withParts, cross); err != nil {
-		return r, fmt.Errorf("store: search: %w", err)
-	}
-	ids := make([]int64, 0, len(r.scores))
-	for id := range r.scores {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if r.scores[ids[i]] != r.scores[ids[j]] {
-			return r.scores[ids[i]] > r.scores[ids[j]]
-		}
-		return ids[i] > ids[j] // newer first on ties
-	})
-	if len(ids) > o.Limit {
-		ids = ids[:o.Limit]
-	}
-	r.ids = ids
-	return r, nil
-}
-
-// matches returns the newest rankWindow matches of one index of c (the
-// index of its parts, with parts), scored with BM25 or all 0, best first
-// (ties newest first), one per row of c: the best of an event's parts.
-func (s *Store) matches(c corpus, table, match string, parts, withBM25, filtered bool, o SearchOptions) ([]cand, error) {
-	score := "0"
-	if withBM25 {
-		score = "bm25(" + table + ")"
-	}
-	var sql string
-	switch {
-	case parts:
-		sql = `SELECT p.event_id, ` + score + `, f.rowid FROM ` + table + ` f JOIN event_parts p ON p.id = f.rowid`
-		if filtered {
-			sql += ` JOIN ` + c.table + ` e ON e.id = p.event_id WHERE ` + table + ` MATCH ?1 AND ` + c.filter
-		} else {
-			sql += ` WHERE ` + table + ` MATCH ?1`
-		}
-		sql += ` ORDER BY f.rowid DESC LIMIT ?7`
-	case filtered:
-		sql = `SELECT f.rowid, ` + score + `, 0 FROM ` + table + ` f JOIN ` + c.table + ` e ON e.id = f.rowid
-				WHERE ` + table + ` MATCH ?1 AND ` + c.filter + ` ORDER BY f.rowid DESC LIMIT ?7`
-	default:
-		sql = `SELECT rowid, ` + score + `, 0 FROM ` + table + ` WHERE ` + table + ` MATCH ?1 ORDER BY rowid DESC LIMIT ?7`
-	}
-	st, _, err := s.conn.Prepare(sql)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	bindAll(st, match, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, int64(rankWindow))
-	var cands []cand
-	for st.Step() {
-		cands = append(cands, cand{st.ColumnInt64(0), st.ColumnFloat(1), st.ColumnInt64(2)})
-	}
-	if err := st.Err(); err != nil {
-		return nil, err
-	}
-	// bm25() is lower for better matches; ties (and recency-only
-	// ranking) keep the newest first.
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score < cands[j].score })
-	if !parts {
-		return cands, nil
-	}
-	seen := map[int64]bool{}
-	out := cands[:0]
-	for _, c := range cands {
-		if !seen[c.id] {
-			seen[c.id] = true
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-// interleave merges two rankings of events, a's first, b's first, a's
-// second..., each event where it first comes.
-func interleave(a, b []cand) []cand {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]cand, 0, len(a)+len(b))
-	seen := map[int64]int{}
-	add := func(c cand) {
-		if i, ok := seen[c.id]; ok {
-			if out[i].part == 0 {
-				out[i].part = c.part // keep the part that matched, for the snippet
-			}
-			return
-		}
-		seen[c.id] = len(out)
-		out = append(out, c)
-	}
-	for i := 0; i < len(a) || i < len(b); i++ {
-		if i < len(a) {
-			add(a[i])
-		}
-		if i < len(b) {
-			add(b[i])
-		}
-	}
-	return out
-}
-
-// crossMatches finds the events, not among have, that hold every term
-// (one match expression each) though no one document of theirs holds
-// them all: each term is in the event's own document (table) or in one
-// of its parts (parts). Only events with a part matching some term can
-// be such; they come newest first, with a part that matched.
-func (s *Store) crossMatches(c corpus, table, parts string, terms []string, filtered bool, o SearchOptions, have []cand) ([]cand, error) {
-	skip := map[int64]bool{}
-	for _, h := range have {
-		skip[h.id] = true
-	}
-	inParts := make([]map[int64]int64, len(terms))
-	var ids []int64
-	for i, t := range terms {
-		cands, err := s.matches(c, parts, t, true, false, filtered, o)
-		if err != nil {
-			return nil, err
-		}
-		inParts[i] = map[int64]int64{}
-		for _, c := range cands {
-			inParts[i][c.id] = c.part
-			if !skip[c.id] {
-				skip[c.id] = true
-				ids = append(ids, c.id)
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	list, _ := json.Marshal(ids)
-	inHead := make([]map[int64]bool, len(terms))
-	for i, t := range terms {
-		inHead[i] = map[int64]bool{}
-		st, _, err := s.conn.Prepare(`SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))`)
-		if err != nil {
-			return nil, err
-		}
-		bindAll(st, t, string(list))
-		for st.Step() {
-			inHead[i][st.ColumnInt64(0)] = true
-		}
-		err = st.Err()
-		st.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	var out []cand
-	for _, id := range ids {
-		var part int64
-		all := true
-		for i := range terms {
-			p, ok := inParts[i][id]
-			if !ok && !inHead[i][id] {
-				all = false
-				break
-			}
-			if part == 0 {
-				part = p
-			}
-		}
-		if all {
-			out = append(out, cand{id: id, part: part})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].id > out[j].id })
-	return out, nil
-}
-
-// countMatches counts the rows either index of c matches (an event
-// through its own document or any part), filters applied, plus extra
-// (events matched across documents), up to MaxTotal.
-func (s *Store) countMatches(c corpus, q Query, o SearchOptions, filtered, withParts bool, extra []int64) (int, error) {
-	var words, all []string
-	args := []any{"", o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS}
-	for i, m := range []struct{ table, parts, match string }{{c.words, c.partWords, q.fts()}, {c.trigrams, c.partTrigrams, q.trigram()}} {
-		args = append(args, m.match)
-		if m.match == "" {
-			continue
-		}
-		p := `?` + strconv.Itoa(7+i)
-		subs := []string{`SELECT rowid AS id FROM ` + m.table + ` WHERE ` + m.table + ` MATCH ` + p}
-		if withParts {
-			subs = append(subs, `SELECT p.event_id FROM `+m.parts+` f JOIN event_parts p ON p.id = f.rowid WHERE `+m.parts+` MATCH `+p)
-		}
-		if i == 0 {
-			words = subs
-		}
-		all = append(all, subs...)
-	}
-	if len(all) == 0 {
-		return 0, nil
-	}
-	limit := strconv.Itoa(MaxTotal)
-	if !filtered && len(words) > 0 && len(all) > 1 {
-		// The union can only be larger: when the word index's matches
-		// among the events' own documents reach the cap, nothing else
-		// need be read (a UNION would read every match of every branch).
-		n, err := s.count(`SELECT count(*) FROM (`+words[0]+` LIMIT `+limit+`)`, args)
-		if err != nil || n >= MaxTotal {
-			return n, err
-		}
-	}
-	union := strings.Join(all, " UNION ")
-	ids := `SELECT id FROM (` + union + `) LIMIT ` + limit
-	if filtered {
-		ids = `SELECT e.id FROM ` + c.table + ` e WHERE e.id IN (` + union + `) AND ?1 = '' AND ` + c.filter + ` LIMIT ` + limit
-	}
-	if len(extra) == 0 {
-		return s.count(`SELECT count(*) FROM (`+ids+`)`, args)
-	}
-	// Events matched across documents are in no branch of the union for
-	// their index, but may be in the other's: count the ids.
-	seen := map[int64]bool{}
-	for _, id := range extra {
-		seen[id] = true
-	}
-	st, _, err := s.conn.Prepare(ids)
-	if err != nil {
-		return 0, err
-	}
-	defer st.Close()
-	bindAll(st, args...)
-	for st.Step() {
-		seen[st.ColumnInt64(0)] = true
-	}
-	return min(len(seen), MaxTotal), st.Err()
 }
 
 func (s *Store) count(sql string, args []any) (int, error) {
@@ -585,50 +319,6 @@ func (s *Store) count(sql string, args []any) (int, error) {
 }
 
 func (e Event) body() string { return searchBody(e.Event) }
-
-// Snippet returns about width bytes of body around the first term found
-// (case-insensitively), on one line.
-func Snippet(body string, terms []string, width int) string {
-	s, _, _ := snippetOf(body, terms, width, false, false)
-	return s
-}
-
-// snippetOf is Snippet, for body a piece of a longer text (more before
-// it, more after it: an ellipsis marks them). It also returns where the
-// term was found in body, and whether it was.
-func snippetOf(body string, terms []string, width int, before, after bool) (string, int, bool) {
-	lower := asciiLower(body) // keeps byte offsets, unlike strings.ToLower
-	at := -1
-	for _, t := range terms {
-		i := strings.Index(lower, asciiLower(t))
-		if f := strings.Fields(t); i < 0 && len(f) > 1 {
-			i = strings.Index(lower, asciiLower(f[0])) // a phrase across a line break
-		}
-		if i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
-	}
-	found := at >= 0
-	if !found {
-		at = 0
-	}
-	start := max(at-width/3, 0)
-	end := min(start+width, len(body))
-	for start > 0 && !utf8.RuneStart(body[start]) {
-		start--
-	}
-	for end < len(body) && !utf8.RuneStart(body[end]) {
-		end++
-	}
-	s := strings.Join(strings.Fields(body[start:end]), " ")
-	if start > 0 || before {
-		s = "…" + s
-	}
-	if end < len(body) || after {
-		s += "…"
-	}
-	return s, at, found
-}
 
 // Stats summarises one session, or every session when session is "".
 type Stats struct {
@@ -873,6 +563,8 @@ func around[T any](s *Store, table, cols string, scan func(*sqlite3.Stmt) T, anc
 	return append(out, next...), nil
 }
 
-// MaxScore is the highest fused score a hit can have (first in both
-// indexes), so score/MaxScore is a confidence in [0, 1].
-const MaxScore = 2.0 / (rrfK + 1)
+// MaxScore is the highest score a hit can have (rank's relevance, scaled
+// to it), so score/MaxScore is a confidence in [0, 1]. The scale is the
+// one scores had when two rankings were fused by reciprocal rank (2/61),
+// so stored thresholds and outputs read the same.
+const MaxScore = 2.0 / 61

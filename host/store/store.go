@@ -438,11 +438,11 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 			if searched == FieldResponse {
 				body = resp[0]
 			}
-			bindAll(fts, id, e.Tool, e.Server, e.Args, body)
+			bindAll(fts, id, e.Tool, e.Server, indexText(e.Args), indexText(body))
 			if err := fts.Exec(); err != nil {
 				return err
 			}
-			bindAll(tri, id, e.Tool+"\n"+e.Args+"\n"+body)
+			bindAll(tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(body))
 			if err := tri.Exec(); err != nil {
 				return err
 			}

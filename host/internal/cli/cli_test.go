@@ -174,6 +174,12 @@ func TestSearchShowStats(t *testing.T) {
 	if json.Unmarshal([]byte(out), &res) != nil || res.Total != 2 || res.Returned != 1 || !res.Truncated {
 		t.Errorf("search --json --limit 1: %s", out)
 	}
+	// No event holds every term: the nearest partial matches, and the
+	// terms in no event named.
+	out, _, _ = e.run(t, nil, "search", "who", "owns", "TCK-42", "zqnowhere")
+	if !strings.Contains(out, "nearest partial matches") || !strings.Contains(out, "In no event: zqnowhere.") || !strings.Contains(out, "tickets/get_ticket") {
+		t.Errorf("search partial:\n%s", out)
+	}
 	out, _, code = e.run(t, nil, "show", "#3")
 	if code != 0 || !strings.Contains(out, "Comment 60") || !strings.Contains(out, "server     tickets") {
 		t.Fatalf("show:\n%s", out)

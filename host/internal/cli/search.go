@@ -41,37 +41,40 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	defer st.Close()
-	hits, totalEvents, err := st.SearchTotal(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
+	res, err := st.SearchResult(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
 	if err != nil {
 		return fail(env, "%v", err)
 	}
+	hits, totalEvents := res.Hits, res.Total
 	turns, totalTurns, err := st.SearchChunks(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
 	if err != nil {
 		return fail(env, "%v", err)
 	}
+	res.HeldBy(turns)
 	if *asJSON {
 		type jsonHit struct {
-			Kind     string  `json:"kind"`
-			Ref      string  `json:"ref"`
-			ID       int64   `json:"id"`
-			TimeMS   int64   `json:"ts_ms"`
-			Session  string  `json:"session"`
-			Category string  `json:"category"`
-			Tool     string  `json:"tool,omitempty"`
-			Server   string  `json:"server,omitempty"`
-			Bytes    int64   `json:"response_bytes"`
-			Score    float64 `json:"score"`
-			Snippet  string  `json:"snippet"`
-			Offset   int64   `json:"offset"` // of the match in the body
+			Kind     string   `json:"kind"`
+			Ref      string   `json:"ref"`
+			ID       int64    `json:"id"`
+			TimeMS   int64    `json:"ts_ms"`
+			Session  string   `json:"session"`
+			Category string   `json:"category"`
+			Tool     string   `json:"tool,omitempty"`
+			Server   string   `json:"server,omitempty"`
+			Bytes    int64    `json:"response_bytes"`
+			Score    float64  `json:"score"`
+			Snippet  string   `json:"snippet"`
+			Offset   int64    `json:"offset"`            // of the match in the body
+			Missing  []string `json:"missing,omitempty"` // terms it does not hold
 		}
 		out := make([]jsonHit, 0, len(hits))
 		for _, h := range hits {
 			e := h.Event
-			out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet, h.Offset})
+			out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet, h.Offset, h.Missing})
 		}
 		for _, h := range turns {
 			c := h.Chunk
-			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet, h.Offset})
+			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet, h.Offset, nil})
 		}
 		return writeJSON(env, struct {
 			Query       string    `json:"query"`
@@ -81,7 +84,8 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 			Returned    int       `json:"returned"`
 			Truncated   bool      `json:"truncated"`
 			Results     []jsonHit `json:"results"`
-		}{strings.Join(q.Terms, " "), totalEvents + totalTurns, totalEvents, totalTurns, len(out), len(out) < totalEvents+totalTurns, out})
+			Unmatched   []string  `json:"unmatched,omitempty"`
+		}{strings.Join(q.Terms, " "), totalEvents + totalTurns, totalEvents, totalTurns, len(out), len(out) < totalEvents+totalTurns, out, res.Unmatched})
 	}
 	// Snippets are captured text, which is hostile: escape sequences in it
 	// are printed visibly, not run by the terminal.
@@ -89,7 +93,13 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 	defer w.Flush()
 	if len(hits) == 0 && len(turns) == 0 {
 		fmt.Fprintf(w, "no events match %q\n", strings.Join(q.Terms, " "))
+		if len(res.Unmatched) > 0 {
+			fmt.Fprintf(w, "in no event: %s\n", strings.Join(res.Unmatched, ", "))
+		}
 		return 0
+	}
+	if note := res.Note(); note != "" && len(hits) > 0 {
+		fmt.Fprintf(w, "%s\n\n", note)
 	}
 	for _, h := range hits {
 		e := h.Event

@@ -217,6 +217,33 @@ func TestSearch(t *testing.T) {
 	}
 }
 
+// TestSearchPartial: when no event holds every term, search answers
+// with the nearest partial matches, and names the terms in no event.
+func TestSearchPartial(t *testing.T) {
+	cs := session(t, corpus())
+	res, out := callTool(t, cs, "search", map[string]any{"query": "who owns the getUserById zqnowhere work"})
+	m := checkMeta(t, "search", res, out)
+	results, _ := out["results"].([]any)
+	if len(results) == 0 {
+		t.Fatalf("no results:\n%s", text(res))
+	}
+	hit := results[0].(map[string]any)
+	if missing, _ := hit["missing"].([]any); len(missing) != 2 || missing[0] != "zqnowhere" {
+		t.Errorf("missing %v", hit["missing"])
+	}
+	if !strings.Contains(text(res), "nearest partial matches") || !strings.Contains(text(res), "In no event: zqnowhere, work.") {
+		t.Errorf("text:\n%s", text(res))
+	}
+	if !strings.Contains(fmt.Sprint(m["warnings"]), "TERMS_UNMATCHED") {
+		t.Errorf("warnings %v", m["warnings"])
+	}
+	// Nothing at all: the answer still names the terms.
+	res, _ = callTool(t, cs, "search", map[string]any{"query": "zqnowhere zqnothing"})
+	if !strings.Contains(text(res), "In no event: zqnowhere, zqnothing.") {
+		t.Errorf("nothing found:\n%s", text(res))
+	}
+}
+
 func TestErrors(t *testing.T) {
 	cs := session(t, corpus())
 	for _, tt := range []struct {

@@ -31,21 +31,22 @@ type SearchIn struct {
 
 // Hit is one search result.
 type Hit struct {
-	Kind          string  `json:"kind" jsonschema:"event (a captured tool call or prompt) or chunk (one turn of a session transcript)"`
-	Ref           string  `json:"ref" jsonschema:"what to pass to get_event or get_context: the event id, or c and the chunk id"`
-	ID            int64   `json:"id" jsonschema:"event id (or chunk id, for kind chunk)"`
-	Key           string  `json:"key,omitempty" jsonschema:"event key (also accepted by get_event)"`
-	Time          string  `json:"time"`
-	Session       string  `json:"session"`
-	Harness       string  `json:"harness"`
-	Category      string  `json:"category"`
-	Tool          string  `json:"tool,omitempty"`
-	Server        string  `json:"server,omitempty"`
-	ResponseBytes int     `json:"response_bytes"`
-	Snippet       string  `json:"snippet" jsonschema:"text around the first match"`
-	Offset        int64   `json:"offset" jsonschema:"byte offset of the match in the body: get_event with this offset reads on from it"`
-	Score         float64 `json:"score" jsonschema:"fused reciprocal-rank score"`
-	Confidence    float64 `json:"confidence" jsonschema:"score relative to the best possible (first in both indexes), 0 to 1"`
+	Kind          string   `json:"kind" jsonschema:"event (a captured tool call or prompt) or chunk (one turn of a session transcript)"`
+	Ref           string   `json:"ref" jsonschema:"what to pass to get_event or get_context: the event id, or c and the chunk id"`
+	ID            int64    `json:"id" jsonschema:"event id (or chunk id, for kind chunk)"`
+	Key           string   `json:"key,omitempty" jsonschema:"event key (also accepted by get_event)"`
+	Time          string   `json:"time"`
+	Session       string   `json:"session"`
+	Harness       string   `json:"harness"`
+	Category      string   `json:"category"`
+	Tool          string   `json:"tool,omitempty"`
+	Server        string   `json:"server,omitempty"`
+	ResponseBytes int      `json:"response_bytes"`
+	Snippet       string   `json:"snippet" jsonschema:"text where most of the query's terms meet, JSON escapes undone"`
+	Offset        int64    `json:"offset" jsonschema:"byte offset of the match in the body: get_event with this offset reads on from it"`
+	Score         float64  `json:"score" jsonschema:"relevance: the share of the query's rarity-weighted terms held, their BM25 and closeness, and hints"`
+	Confidence    float64  `json:"confidence" jsonschema:"score relative to the best possible, 0 to 1"`
+	Missing       []string `json:"missing,omitempty" jsonschema:"the query's terms this result does not hold (a partial match)"`
 }
 
 // SearchOut is search's output.
@@ -81,21 +82,23 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		}
 		opts := store.SearchOptions{Session: in.Session, Server: in.Server,
 			Category: in.Category, SinceMS: since, UntilMS: until, Limit: limit}
-		hits, total, err := st.SearchTotal(q, opts)
+		res, err := st.SearchResult(q, opts)
 		if err != nil {
 			return "", err
 		}
+		hits, total := res.Hits, res.Total
 		chunks, chunkTotal, err := st.SearchChunks(q, opts)
 		if err != nil {
 			return "", err
 		}
 		total += chunkTotal
+		res.HeldBy(chunks)
 		for _, h := range hits {
 			e := h.Event
 			out.Results = append(out.Results, Hit{Kind: "event", Ref: strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
 				Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
 				Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
-				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
+				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3), Missing: h.Missing})
 		}
 		for _, h := range chunks {
 			c := h.Chunk
@@ -114,8 +117,19 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 			fmt.Fprintf(&b, "#%s %s %s %s (%d bytes, session %s)\n  %s\n", h.Ref, h.Time, h.Category,
 				name(h.Tool), h.ResponseBytes, modeltext.Name(h.Session), modeltext.Escape(h.Snippet, 0))
 		}
+		note := res.Note()
+		if note != "" && len(out.Results) > 0 && out.Results[0].Kind == "event" {
+			fmt.Fprintf(&b, "%s\n", note)
+		}
+		if len(res.Unmatched) > 0 {
+			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"TERMS_UNMATCHED",
+				"no event holds " + strings.Join(res.Unmatched, ", ") + ": the results hold the other terms", "info"})
+		}
 		if len(out.Results) == 0 {
 			fmt.Fprintf(&b, "No events match %q.", in.Query)
+			if len(res.Unmatched) > 0 {
+				fmt.Fprintf(&b, " In no event: %s.", strings.Join(res.Unmatched, ", "))
+			}
 		} else {
 			b.WriteString("get_event <ref> returns a response (or transcript turn) in full; get_context <ref> shows what came around it.")
 		}

@@ -26,7 +26,7 @@ func main() {
 	questions := flag.String("questions", retrievalcorpusFile, "the frozen question set")
 	keep := flag.String("home", "", "CTXHOOK_HOME to build the store in and keep (default: a temporary one, removed)")
 	again := flag.Bool("reuse", false, "with -home: search the store an earlier run built there instead of building it again")
-	verbose := flag.Bool("v", false, "list every question ctxhook misses at 10")
+	verbose := flag.Bool("v", false, "list every question ctxhook misses at 10, and every fact found whose snippet does not show it")
 	jsonOut := flag.String("json", "", "also write the figures as JSON to this file")
 	flag.Parse()
 	set, err := loadQuestions(*questions)

@@ -31,6 +31,9 @@ type outcome struct {
 	none    bool // no result at all
 	latency time.Duration
 	top     []string // the keys of the first hits
+	// unshown are the facts found but not shown: the value, and the
+	// snippet of the first hit holding it.
+	unshown [][2]string
 }
 
 type report struct {
@@ -74,6 +77,9 @@ func judge(q retrievalcorpus.Question, hits []result, keys map[int64]string) out
 				found = i + 1
 			}
 			shown = shown || strings.Contains(norm(h.snippet), norm(e.Value))
+		}
+		if found > 0 && !shown {
+			o.unshown = append(o.unshown, [2]string{e.Value, hits[found-1].snippet})
 		}
 		if found == 0 {
 			o.rank = -1
@@ -180,6 +186,12 @@ func printMisses(w io.Writer, r report) {
 	for _, o := range r.outcomes["ctxhook"] {
 		if o.rank == 0 {
 			fmt.Fprintf(w, "  %s %q: top %v\n", o.q.ID, o.q.Query, o.top)
+		}
+	}
+	fmt.Fprintln(w, "\nctxhook snippets not showing a fact found:")
+	for _, o := range r.outcomes["ctxhook"] {
+		for _, u := range o.unshown {
+			fmt.Fprintf(w, "  %s %q: %q not in %q\n", o.q.ID, o.q.Query, u[0], u[1])
 		}
 	}
 }
