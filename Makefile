@@ -45,10 +45,13 @@ demo: build ## replay the bundled recorded session through the real hooks (built
 test: ## everything CI runs, in a root of its own (HOME, TMPDIR, XDG dirs); then none of its processes or temp entries may be left, nor a write into the real ctxhook directories (scripts/leftovers.sh)
 	@scripts/leftovers.sh $(MAKE) test-body
 
+# Each stage is timed (a "stage NAME: N s" line), so a slow one shows.
 test-body:
-	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) vet cross verify.wasm unit wine fuzz chaos e2e FUZZTIME=$(TEST_FUZZTIME)
-	$(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64"
-	$(MAKE) npm-check
+	@set -e; for s in vet cross verify.wasm unit wine fuzz chaos e2e; do t0=$$(date +%s); \
+	  CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) $$s FUZZTIME=$(TEST_FUZZTIME); \
+	  echo "stage $$s: $$(( $$(date +%s) - t0 )) s"; done
+	@t0=$$(date +%s); $(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64" && echo "stage dist-check: $$(( $$(date +%s) - t0 )) s"
+	@t0=$$(date +%s); $(MAKE) npm-check && echo "stage npm-check: $$(( $$(date +%s) - t0 )) s"
 
 # The release targets: every one builds, and vet (tests included) passes per
 # OS; darwin's test binaries compile (no macOS machine runs them here).
