@@ -102,141 +102,189 @@ type RedactedLine struct {
 
 // Replay runs records through an engine rooted at p.
 func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(string) string, progress io.Writer) (*Report, error) {
-	if err := paths.EnsureDir(filepath.Dir(p.Config)); err != nil {
+	if err := writeConfig(p); err != nil {
 		return nil, err
-	}
-	if _, err := os.Stat(p.Config); os.IsNotExist(err) {
-		if err := os.WriteFile(p.Config, []byte(Config), 0o600); err != nil {
-			return nil, err
-		}
 	}
 	eng, err := hook.NewEngine(ctx, p, getenv)
 	if err != nil {
 		return nil, err
 	}
 	defer eng.Close(ctx)
+	r := newReplay(records, progress)
+	r.rep.DB = p.DB()
+	for _, rec := range records {
+		res, err := eng.Do(ctx, abi.HarnessClaudeCode, rec.Event, rec.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("demo: %s: %w", rec.Event, err)
+		}
+		r.record(rec, &res)
+	}
+	return r.rep, r.finish(p)
+}
 
-	rep := &Report{MCPCalls: map[string]int{}, DB: p.DB()}
-	// What the server accepted, per tool_use_id: the recorded PostToolUse
-	// tool_input (Claude Code reports the input the tool really ran with).
-	// The progress shows one line per MCP call, its label in a column as
-	// wide as the longest.
-	accepted := map[string]string{}
-	width := 0
-	for _, r := range records {
+// writeConfig gives the demo's home its config, unless it has one.
+func writeConfig(p paths.Paths) error {
+	if err := paths.EnsureDir(filepath.Dir(p.Config)); err != nil {
+		return err
+	}
+	if _, err := os.Stat(p.Config); os.IsNotExist(err) {
+		return os.WriteFile(p.Config, []byte(Config), 0o600)
+	}
+	return nil
+}
+
+// replay is a replay under way: the report, and what it compares with.
+type replay struct {
+	rep      *Report
+	records  []Record
+	progress io.Writer
+	// accepted is what the server accepted, per tool_use_id: the recorded
+	// PostToolUse tool_input (Claude Code reports the input the tool
+	// really ran with).
+	accepted map[string]string
+	// relayStatus is what PreToolUse did about the token, per tool_use_id.
+	relayStatus map[string]string
+	width       int // the progress's label column: as wide as the longest
+	mcpCall     int
+}
+
+// call is the part of a recorded payload the report reads.
+type call struct {
+	ToolName  string         `json:"tool_name"`
+	ToolUseID string         `json:"tool_use_id"`
+	ToolInput map[string]any `json:"tool_input"`
+}
+
+func newReplay(records []Record, progress io.Writer) *replay {
+	r := &replay{rep: &Report{MCPCalls: map[string]int{}}, records: records, progress: progress,
+		accepted: map[string]string{}, relayStatus: map[string]string{}}
+	for _, rec := range records {
 		var pl struct {
 			ToolName  string          `json:"tool_name"`
 			ToolUseID string          `json:"tool_use_id"`
 			ToolInput json.RawMessage `json:"tool_input"`
 		}
-		json.Unmarshal(r.Payload, &pl)
-		if r.Event == "PostToolUse" {
-			accepted[pl.ToolUseID] = canonical(pl.ToolInput)
+		json.Unmarshal(rec.Payload, &pl)
+		if rec.Event == "PostToolUse" {
+			r.accepted[pl.ToolUseID] = canonical(pl.ToolInput)
 		}
 		if server, tool := splitMCP(pl.ToolName); server != "" {
 			var in map[string]any
 			json.Unmarshal(pl.ToolInput, &in)
-			width = max(width, len(server+"/"+tool+" "+shortArgs(in)))
+			r.width = max(r.width, len(server+"/"+tool+" "+shortArgs(in)))
 		}
 	}
-	relayStatus := map[string]string{} // per tool_use_id, from PreToolUse
-	mcpCall := 0
-	for _, r := range records {
-		res, err := eng.Do(ctx, abi.HarnessClaudeCode, r.Event, r.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("demo: %s: %w", r.Event, err)
-		}
-		rep.Warnings = append(rep.Warnings, res.Warnings...)
-		var pl struct {
-			ToolName  string         `json:"tool_name"`
-			ToolUseID string         `json:"tool_use_id"`
-			ToolInput map[string]any `json:"tool_input"`
-		}
-		json.Unmarshal(r.Payload, &pl)
-		server, tool := splitMCP(pl.ToolName)
-		for _, e := range res.Response.Effects {
-			if e.Op == abi.OpTally && e.Name == abi.TallyCapture {
-				rep.TokensCaptured++
-			}
-		}
-		switch r.Event {
-		case "PreToolUse":
-			if server == "" {
-				continue
-			}
-			_, sent := pl.ToolInput["session_token"]
-			needs := server == "workflow" && tool != "start_session" && !sent
-			if needs {
-				rep.RelayNeeded++
-			}
-			var out struct {
-				HookSpecificOutput struct {
-					UpdatedInput json.RawMessage `json:"updatedInput"`
-				} `json:"hookSpecificOutput"`
-			}
-			json.Unmarshal([]byte(res.Stdout), &out)
-			status := ""
-			if len(out.HookSpecificOutput.UpdatedInput) > 0 {
-				rep.Relayed++
-				if canonical(out.HookSpecificOutput.UpdatedInput) == accepted[pl.ToolUseID] {
-					rep.RelayMatched++
-					status = "token relayed, matches what the server accepted"
-				} else {
-					status = "token relayed, DIFFERS from what the server accepted"
-				}
-			} else if needs {
-				status = "NO TOKEN RELAYED"
-			}
-			relayStatus[pl.ToolUseID] = status
-		case "PostToolUse":
-			rep.ToolCalls++
-			if server == "" {
-				continue
-			}
-			rep.MCPCalls[server]++
-			mcpCall++
-			for _, e := range res.Response.Effects {
-				if e.Op != abi.OpStoreEvent || e.Event == nil {
-					continue
-				}
-				rep.MCPBytes += int64(e.Event.ResponseBytes)
-				if e.Event.ContextBytes > 0 {
-					rep.Shaped++
-					rep.ContextBytes += int64(e.Event.ContextBytes)
-				} else {
-					rep.ContextBytes += int64(e.Event.ResponseBytes)
-				}
-			}
-			did := []string{}
-			if st := relayStatus[pl.ToolUseID]; st != "" {
-				did = append(did, st)
-			}
-			if strings.Contains(res.Stdout, "additionalContext") {
-				rep.NudgeCalls = append(rep.NudgeCalls, mcpCall)
-				did = append(did, fmt.Sprintf("nudge added (MCP call %d)", mcpCall))
-			}
-			if len(did) > 0 {
-				rep.Listed++
-			}
-			if len(did) > 0 && progress != nil {
-				fmt.Fprintf(progress, "  %-*s %s\n", width, server+"/"+tool+" "+shortArgs(pl.ToolInput), strings.Join(did, "; "))
-			}
+	return r
+}
+
+// record adds one hook's answer to the report.
+func (r *replay) record(rec Record, res *hook.Result) {
+	r.rep.Warnings = append(r.rep.Warnings, res.Warnings...)
+	var pl call
+	json.Unmarshal(rec.Payload, &pl)
+	for _, e := range res.Response.Effects {
+		if e.Op == abi.OpTally && e.Name == abi.TallyCapture {
+			r.rep.TokensCaptured++
 		}
 	}
+	switch rec.Event {
+	case "PreToolUse":
+		r.pre(pl, res)
+	case "PostToolUse":
+		r.post(pl, res)
+	}
+}
+
+// pre notes whether the token was relayed, and whether it is what the
+// server then accepted.
+func (r *replay) pre(pl call, res *hook.Result) {
+	server, tool := splitMCP(pl.ToolName)
+	if server == "" {
+		return
+	}
+	_, sent := pl.ToolInput["session_token"]
+	needs := server == "workflow" && tool != "start_session" && !sent
+	if needs {
+		r.rep.RelayNeeded++
+	}
+	var out struct {
+		HookSpecificOutput struct {
+			UpdatedInput json.RawMessage `json:"updatedInput"`
+		} `json:"hookSpecificOutput"`
+	}
+	json.Unmarshal([]byte(res.Stdout), &out)
+	status := ""
+	switch {
+	case len(out.HookSpecificOutput.UpdatedInput) > 0 && canonical(out.HookSpecificOutput.UpdatedInput) == r.accepted[pl.ToolUseID]:
+		r.rep.Relayed++
+		r.rep.RelayMatched++
+		status = "token relayed, matches what the server accepted"
+	case len(out.HookSpecificOutput.UpdatedInput) > 0:
+		r.rep.Relayed++
+		status = "token relayed, DIFFERS from what the server accepted"
+	case needs:
+		status = "NO TOKEN RELAYED"
+	}
+	r.relayStatus[pl.ToolUseID] = status
+}
+
+// post counts an answered call, what shaping kept out of the context, and
+// the nudge, and shows the call when ctxhook did more than record it.
+func (r *replay) post(pl call, res *hook.Result) {
+	r.rep.ToolCalls++
+	server, tool := splitMCP(pl.ToolName)
+	if server == "" {
+		return
+	}
+	r.rep.MCPCalls[server]++
+	r.mcpCall++
+	for _, e := range res.Response.Effects {
+		if e.Op != abi.OpStoreEvent || e.Event == nil {
+			continue
+		}
+		r.rep.MCPBytes += int64(e.Event.ResponseBytes)
+		if e.Event.ContextBytes > 0 {
+			r.rep.Shaped++
+			r.rep.ContextBytes += int64(e.Event.ContextBytes)
+		} else {
+			r.rep.ContextBytes += int64(e.Event.ResponseBytes)
+		}
+	}
+	did := []string{}
+	if st := r.relayStatus[pl.ToolUseID]; st != "" {
+		did = append(did, st)
+	}
+	if strings.Contains(res.Stdout, "additionalContext") {
+		r.rep.NudgeCalls = append(r.rep.NudgeCalls, r.mcpCall)
+		did = append(did, fmt.Sprintf("nudge added (MCP call %d)", r.mcpCall))
+	}
+	if len(did) == 0 {
+		return
+	}
+	r.rep.Listed++
+	if r.progress != nil {
+		fmt.Fprintf(r.progress, "  %-*s %s\n", r.width, server+"/"+tool+" "+shortArgs(pl.ToolInput), strings.Join(did, "; "))
+	}
+}
+
+// finish reads the store the replay filled: its figures, one redaction,
+// and a sample search.
+func (r *replay) finish(p paths.Paths) error {
 	st, err := store.Open(p.DB(), store.Options{})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer st.Close()
 	stats, err := st.Stats("")
 	if err != nil {
-		return nil, err
+		return err
 	}
+	rep := r.rep
 	rep.Events, rep.BytesCaptured, rep.Redactions = stats.Events, stats.BytesCaptured, stats.Redactions
-	rep.Secret = redactedLine(st, records)
+	rep.Secret = redactedLine(st, r.records)
 	rep.SampleQuery = "CVX-5909"
 	rep.SampleHits, rep.SampleTotal, err = st.SearchTotal(store.ParseQuery(rep.SampleQuery), store.SearchOptions{Limit: 3})
-	return rep, err
+	return err
 }
 
 func splitMCP(name string) (server, tool string) {
