@@ -16,7 +16,12 @@
 set -euo pipefail
 [ $# -gt 0 ] || { echo "usage: $0 command [args...]" >&2; exit 2; }
 real_home="$HOME"
-root="$(mktemp -d "${TMPDIR:-/tmp}/ctxhook-suite.XXXXXX")"
+# Not named for ctxhook: a directory whose path names ctxhook is taken for
+# one of its own by the tests (and by paths.EnsureDir). Open like the
+# places it stands for: the root and HOME 0755 (another user's tests run
+# binaries from below them), TMPDIR 1777 as /tmp is.
+root="$(mktemp -d "${TMPDIR:-/tmp}/make-test.XXXXXX")"
+chmod 0755 "$root"
 mark="$root/begin"
 touch "$mark"
 export GOCACHE="$(go env GOCACHE)" GOMODCACHE="$(go env GOMODCACHE)" GOPATH="$(go env GOPATH)"
@@ -26,6 +31,8 @@ export HOME="$root/home" TMPDIR="$root/tmp"
 export XDG_CACHE_HOME="$root/home/.cache" XDG_CONFIG_HOME="$root/home/.config" XDG_STATE_HOME="$root/home/.local/state" XDG_DATA_HOME="$root/home/.local/share"
 unset CTXHOOK_HOME
 mkdir -p "$HOME" "$TMPDIR"
+chmod 0755 "$HOME"
+chmod 1777 "$TMPDIR"
 status=0
 "$@" || status=$?
 
