@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -11,6 +12,9 @@ import (
 )
 
 func TestMayVanish(t *testing.T) {
+	if testdir.UnderWine() {
+		t.Skip("Wine's symbolic links do not resolve as the test's temp-directory link needs; the Linux and macOS runs cover it")
+	}
 	root := testdir.New(t)
 	tmp := filepath.Join(root, "tmp")
 	os.MkdirAll(tmp, 0o700)
@@ -75,7 +79,9 @@ func TestStableCopy(t *testing.T) {
 		}
 	}
 	same()
-	if fi, _ := os.Stat(s.Dir); fi.Mode().Perm() != 0o700 {
+	// Windows keeps no Unix modes (its directories are owner-only by ACL,
+	// package owned): the mode is checked where there is one.
+	if fi, _ := os.Stat(s.Dir); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o700 {
 		t.Errorf("directory mode %o", fi.Mode().Perm())
 	}
 	if wrote, err := s.Copy(); err != nil || wrote {
