@@ -86,8 +86,20 @@ func readFiles(t *testing.T, files []string) iter.Seq2[string, []byte] {
 
 // ctxhookFiles is every file ctxhook wrote under home: its state and
 // config directories.
+//
+// The state directory's bin/ is left out: it holds the copies of ctxhook
+// install makes when it runs from a temporary directory (as the tests'
+// build does), and the program embeds the demo recording, planted
+// secrets and all. What ctxhook wrote of a session is the rest.
 func ctxhookFiles(t *testing.T, home string) []string {
-	return append(filesUnder(t, filepath.Join(home, ".local", "state", "ctxhook")), filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...)
+	state := filepath.Join(home, ".local", "state", "ctxhook")
+	var files []string
+	for _, f := range filesUnder(t, state) {
+		if !strings.HasPrefix(f, filepath.Join(state, "bin")+string(filepath.Separator)) {
+			files = append(files, f)
+		}
+	}
+	return append(files, filesUnder(t, filepath.Join(home, ".config", "ctxhook"))...)
 }
 
 // chatToolArgs returns the arguments of every call of tool in a Chat
