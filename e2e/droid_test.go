@@ -110,7 +110,7 @@ func recordHooks(t *testing.T, settings, ctxhook, record string) {
 		switch v := v.(type) {
 		case map[string]any:
 			for k, x := range v {
-				if s, ok := x.(string); ok && k == "command" && strings.HasPrefix(s, ctxhook) {
+				if s, ok := x.(string); ok && k == "command" && runsCtxhook(s, ctxhook) {
 					v[k] = wrapper + " " + s
 					n++
 				} else {
@@ -129,6 +129,18 @@ func recordHooks(t *testing.T, settings, ctxhook, record string) {
 	}
 	b, _ = json.MarshalIndent(settingsJSON, "", "  ")
 	os.WriteFile(settings, b, 0o644)
+}
+
+// runsCtxhook reports whether a hook command runs ctxhook: the binary
+// named, or a copy of it (install copies ctxhook out of a temporary
+// directory, where the tests build it, into its state directory's bin/).
+func runsCtxhook(command, ctxhook string) bool {
+	if strings.HasPrefix(command, ctxhook) {
+		return true
+	}
+	prog := strings.Trim(strings.Fields(command + " x")[0], `'"`)
+	base := strings.TrimSuffix(filepath.Base(prog), ".exe")
+	return (base == "ctxhook" || base == "ctxhook-hook") && strings.Contains(prog, string(filepath.Separator)+"bin"+string(filepath.Separator))
 }
 
 // checkRecord reads the hooks recordHooks kept and returns one payload
