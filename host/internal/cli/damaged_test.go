@@ -1,17 +1,15 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ctxhook/ctxhook/internal/mcptest"
 )
 
 // truncateStore leaves the store as a crash part way through a write
@@ -46,42 +44,12 @@ func bigResult(t *testing.T, id, marker string) []byte {
 var pointerKey = regexp.MustCompile(`stored as event (e[0-9a-f]{16})`)
 
 // fetchWhole reads the event a pointer names through a real `ctxhook mcp`
-// process, page by page, as the model would; "" and the error text when
-// get_event cannot serve it.
+// process (this test binary), as the model would.
 func fetchWhole(t *testing.T, env []string, key string) (string, string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "mcp")
 	cmd.Env = append([]string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1"}, env...)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	var body strings.Builder
-	for offset := 0; ; {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_event",
-			Arguments: map[string]any{"id": key, "offset": offset, "length": 262144}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.IsError {
-			return "", res.Content[0].(*mcp.TextContent).Text
-		}
-		var out struct {
-			Body       string `json:"body"`
-			NextOffset int    `json:"next_offset"`
-			TotalBytes int    `json:"total_bytes"`
-		}
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &out)
-		body.WriteString(out.Body)
-		if out.NextOffset >= out.TotalBytes || out.NextOffset <= offset {
-			return body.String(), ""
-		}
-		offset = out.NextOffset
-	}
+	return mcptest.FetchEvent(t, cmd, key)
 }
 
 // TestDamagedStorePointer: with the store truncated as by a crash, a

@@ -3,7 +3,6 @@
 package daemon_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -12,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ctxhook/ctxhook/internal/mcptest"
 )
 
 // TestDamagedStorePointer: with the store truncated as by a crash while
@@ -49,36 +48,11 @@ func TestDamagedStorePointer(t *testing.T) {
 
 	cmd := exec.Command(f.ctxhook, "mcp")
 	cmd.Env = append(append([]string{}, f.env...), "CTXHOOK_NO_DAEMON=1")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
+	got, fail := mcptest.FetchEvent(t, cmd, m[1])
+	if fail != "" {
+		t.Fatalf("get_event %s after a pointer: %s", m[1], fail)
 	}
-	defer cs.Close()
-	var body strings.Builder
-	for offset := 0; ; {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_event", Arguments: map[string]any{"id": m[1], "offset": offset, "length": 262144}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.IsError {
-			t.Fatalf("get_event %s after a pointer: %s", m[1], res.Content[0].(*mcp.TextContent).Text)
-		}
-		var page struct {
-			Body       string `json:"body"`
-			NextOffset int    `json:"next_offset"`
-			TotalBytes int    `json:"total_bytes"`
-		}
-		b, _ := json.Marshal(res.StructuredContent)
-		json.Unmarshal(b, &page)
-		body.WriteString(page.Body)
-		if page.NextOffset >= page.TotalBytes || page.NextOffset <= offset {
-			break
-		}
-		offset = page.NextOffset
-	}
-	if got := body.String(); !strings.HasSuffix(got, marker) || len(got) < 5<<20-1000 {
+	if !strings.HasSuffix(got, marker) || len(got) < 5<<20-1000 {
 		t.Fatalf("get_event %s: %d bytes, not the whole result", m[1], len(got))
 	}
 }
