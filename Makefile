@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: test-body cross wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench retrievalbench vet check clean
+.PHONY: test-body cross wine bench-wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench retrievalbench vet check clean
 
 all: build
 
@@ -71,12 +71,14 @@ cross: ## build every command for every release target; vet per OS; compile the 
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -c -o bin/cross-tests/windows/ $$(GOOS=windows $(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...)
 	@rm -rf bin/cross-tests
 
-# What of the Windows build Wine 8.0 can run: file locks, state, install
+# What of the Windows build Wine 8.0 can run: the named pipe, file locks, state, install
 # round trips, owned (its ACL test says why it skips), the watchdog helper,
 # terminal detection, paths, config, the store (short: its 64 MiB timings
 # take minutes there); then a real Claude Code payload through
-# ctxhook-hook.exe and a search that finds it (scripts/wine/smoke.sh).
-WINE_PKGS = host/store host/internal/flock host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/tty host/internal/paths host/internal/config host/internal/termsafe
+# ctxhook-hook.exe and a search that finds it (scripts/wine/smoke.sh); then
+# warm hooks through the daemon's named pipe, cold ones, and the fallback
+# with the daemon killed (host/tests/winhook).
+WINE_PKGS = host/store host/internal/winpipe host/internal/flock host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/tty host/internal/paths host/internal/config host/internal/termsafe
 
 wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	@rm -rf bin/win && mkdir -p bin/win
@@ -84,6 +86,16 @@ wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	@set -e; for p in $(WINE_PKGS); do n=$$(basename $$p); echo "wine: $$n"; scripts/wine/run.sh bin/win/$$n.test.exe -test.count=1 -test.short > bin/win/$$n.log 2>&1 || { cat bin/win/$$n.log; exit 1; }; tail -1 bin/win/$$n.log; done
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GOFLAGS= $(GO) build $(RELEASE_FLAGS) -o bin/win/ ./host/cmd/ctxhook ./host/cmd/ctxhook-hook
 	scripts/wine/smoke.sh bin/win
+	@# The warm path: a hook through the daemon's named pipe, a cold one, and the fallback with the daemon killed.
+	GOOS=windows GOARCH=amd64 $(GO) build -trimpath -o bin/win/winhook.exe ./host/tests/winhook
+	scripts/wine/run.sh bin/win/winhook.exe -bin bin/win -rounds 3
+
+bench-wine: ## under Wine: warm hooks (named pipe) against cold ones (in-process), the warm/cold ratio
+	@mkdir -p bin/win
+	GOOS=windows GOARCH=amd64 $(GO) build -trimpath -o bin/win/ctxhook.exe ./host/cmd/ctxhook
+	GOOS=windows GOARCH=amd64 $(GO) build -trimpath -o bin/win/ctxhook-hook.exe ./host/cmd/ctxhook-hook
+	GOOS=windows GOARCH=amd64 $(GO) build -trimpath -o bin/win/winhook.exe ./host/tests/winhook
+	scripts/wine/run.sh bin/win/winhook.exe -bin bin/win -rounds 20
 
 dist: ## release archives for every target (binaries, README, LICENSE, NOTICE, CHANGELOG) and SHA256SUMS in dist/, reproducibly
 	$(GO) run ./tools/dist -out dist
@@ -169,7 +181,8 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/internal/config:FuzzParse \
 	  ./host/internal/hookproto:FuzzRead \
 	  ./host/internal/state:FuzzSessionPath \
-	  ./host/internal/owned:FuzzIsPrivateGroup; do \
+	  ./host/internal/owned:FuzzIsPrivateGroup \
+	  ./host/internal/firing:FuzzStringField; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
 	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \
@@ -206,6 +219,7 @@ bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings
 	@echo "daemon memory under a flood (3 clients x 1 GiB, peak RSS from /proc VmHWM):"
 	$(GO) test -count=1 -timeout 10m -run 'TestDaemonFlood' -v ./host/internal/daemon/ | grep -E 'flood:|FAIL'
 	$(MAKE) retrievalbench
+	@if command -v wine >/dev/null; then $(MAKE) bench-wine; else echo "(no Wine here: the Windows warm/cold ratio was not measured)"; fi
 
 retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)
 	$(GO) run ./host/tests/retrievalbench

@@ -67,6 +67,8 @@ type claudeOpts struct {
 	// hookType is install's --hook-type ("" for its default, command
 	// hooks); mcp_tool gives Claude Code ctxhook's MCP server too.
 	hookType string
+	// beforeRun, when set, runs after install and before Claude Code.
+	beforeRun func(r *claudeRun)
 }
 
 // runClaude installs ctxhook with `ctxhook install claude-code` into a fresh
@@ -174,6 +176,9 @@ func runClaudeWith(t *testing.T, o claudeOpts) *claudeRun {
 	mcpPath := filepath.Join(tmp, "mcp.json")
 	os.WriteFile(mcpPath, b, 0o644)
 
+	if o.beforeRun != nil {
+		o.beforeRun(r)
+	}
 	r.Claude, r.Flags = claude, []string{"--output-format", "json", "--model", "claude-sonnet-4-5",
 		"--mcp-config", mcpPath, "--strict-mcp-config", "--allowedTools", allowed}
 	r.Stdout, r.Stderr, err = run(t, 4*time.Minute, r.env(), r.Project, []byte{}, claude, append([]string{"-p", prompt}, r.Flags...)...)

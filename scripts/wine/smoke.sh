@@ -17,6 +17,8 @@ grep -q "windows/amd64" <<<"$ver" || { echo "wine smoke: version: $ver"; exit 1;
 home_unix="$WINEPREFIX/drive_c/ctxhook-smoke"
 rm -rf "$home_unix"
 export CTXHOOK_HOME='C:\ctxhook-smoke' USERPROFILE='C:\ctxhook-smoke\profile'
+# The in-process path (the daemon's named pipe is host/tests/winhook's).
+export CTXHOOK_NO_DAEMON=1
 payload="$root/testdata/payloads/claude-code/2.1.330/hook-PostToolUse.json"
 tmp="$root/bin/win/smoke"
 mkdir -p "$tmp"
@@ -38,8 +40,8 @@ n=$(grep -c "tickets/get_ticket" "$tmp/search.out" || true)
 "$run" "$dir/ctxhook.exe" install claude-code --dry-run > "$tmp/install.out" 2>&1
 grep -q '.claude.settings.json would be written' "$tmp/install.out" || { echo "wine smoke: install --dry-run:"; cat "$tmp/install.out"; exit 1; }
 grep -q 'ctxhook-hook.exe' "$tmp/install.out" || { echo "wine smoke: install --dry-run names no ctxhook-hook.exe:"; cat "$tmp/install.out"; exit 1; }
-# doctor says the hooks run in-process, there being no daemon on Windows yet.
+# doctor says the hooks run in-process, CTXHOOK_NO_DAEMON being set.
 "$run" "$dir/ctxhook.exe" doctor claude-code > "$tmp/doctor.out" 2>&1 || true
-grep -q "no daemon on Windows yet" "$tmp/doctor.out" || { echo "wine smoke: doctor does not say hooks run in-process:"; cat "$tmp/doctor.out"; exit 1; }
+grep -q "CTXHOOK_NO_DAEMON is set" "$tmp/doctor.out" || { echo "wine smoke: doctor does not say hooks run in-process:"; cat "$tmp/doctor.out"; exit 1; }
 echo "wine smoke: ok (search found the 3 events)"
 rm -rf "$home_unix" "$tmp"

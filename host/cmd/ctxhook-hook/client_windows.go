@@ -3,23 +3,35 @@ package main
 import (
 	"bytes"
 	"errors"
-	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"os"
 	"os/exec"
 	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/winpipe"
 )
 
-// sockConn stands for the daemon connection, which Windows does not have
-// yet: dial always fails, so every hook runs in-process (`ctxhook doctor`
-// says so).
-type sockConn struct{}
+// sockConn is a connection to the daemon's named pipe (package
+// winpipe), every read and write bounded by the hook's deadline. The
+// pipe admits only this user, and dial checks that its server runs as
+// this user before a payload goes out.
+type sockConn struct{ c *winpipe.Conn }
 
-var errNoDaemon = errors.New("no daemon on Windows: hooks run in-process")
+func dial(path string, until time.Time) (sockConn, error) {
+	sid, err := winpipe.UserSID()
+	if err != nil {
+		return sockConn{}, err
+	}
+	c, err := winpipe.Dial(winpipe.Name(path, sid), sid, until)
+	if err != nil {
+		return sockConn{}, err
+	}
+	return sockConn{c}, nil
+}
 
-func dial(path string, until time.Time) (sockConn, error) { return sockConn{}, errNoDaemon }
-func (sockConn) Read([]byte) (int, error)                 { return 0, errNoDaemon }
-func (sockConn) Write([]byte) (int, error)                { return 0, errNoDaemon }
-func (sockConn) Close() error                             { return nil }
+func (s sockConn) Read(b []byte) (int, error)  { return s.c.Read(b) }
+func (s sockConn) Write(b []byte) (int, error) { return s.c.Write(b) }
+func (s sockConn) Close() error                { return s.c.Close() }
 
 // inProcess runs `ctxhook hook` with the payload on its stdin and passes
 // on its answer and exit status (Windows has no exec to replace this
@@ -39,7 +51,9 @@ func inProcess(harness, event string, payload []byte) {
 	os.Exit(0)
 }
 
-// daemonPlatform: no daemon here; an in-process hook compiles the plugin.
+// daemonPlatform: the client does not wait for a daemon it started to
+// compile the plugin (it cannot see the compile lock here): on a cold
+// start the in-process hook compiles it as well.
 const daemonPlatform = false
 
 func compiling(paths.Paths) bool { return false }

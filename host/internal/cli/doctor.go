@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/owned"
@@ -27,6 +28,7 @@ import (
 
 func runDoctor(ctx context.Context, env Env, args []string) int {
 	flags := newFlags(env, "doctor", "<harness>", "Check what is wired and what is not. Exit 1 when something needs fixing.")
+	asJSON := flags.Bool("json", false, "print whether each hook is configured and firing, as JSON")
 	pos, code, ok := parse(flags, args)
 	if !ok {
 		return code
@@ -40,6 +42,9 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	h, known := install.Lookup(pos[0])
 	if !known {
 		return usageError(env, "doctor", "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", "))
+	}
+	if *asJSON {
+		return doctorFiringJSON(env, h)
 	}
 	w := env.Stdout
 	problems := 0
@@ -194,6 +199,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			bad("%s hook is not wired (run 'ctxhook install %s')", ev, h.Name)
 		}
 	}
+	problems += firing.Print(w, firing.Report(firing.Dir(p.Data), h.Name, events, wiredAnywhere, env.Getenv, time.Now()))
 	if h.Name == install.Codex.Name {
 		for _, path := range wiredPaths {
 			cfg := install.CodexConfigPath(path)

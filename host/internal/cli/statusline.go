@@ -8,7 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -27,14 +29,15 @@ func runStatusline(ctx context.Context, env Env, args []string) int {
 	if _, code, ok := parse(flags, args); !ok {
 		return code
 	}
-	id := *session
+	id, transcript := *session, ""
 	if id == "" && env.Stdin != nil {
 		var in struct {
-			SessionID string `json:"session_id"`
+			SessionID  string `json:"session_id"`
+			Transcript string `json:"transcript_path"`
 		}
 		b, _ := io.ReadAll(io.LimitReader(env.Stdin, 1<<20))
 		json.Unmarshal(b, &in)
-		id = in.SessionID
+		id, transcript = in.SessionID, in.Transcript
 	}
 	if id == "" {
 		fmt.Fprintln(env.Stdout, "ctxhook · no session")
@@ -43,6 +46,10 @@ func runStatusline(ctx context.Context, env Env, args []string) int {
 	p, err := resolvePaths(env)
 	if err != nil {
 		fmt.Fprintln(env.Stdout, "ctxhook · "+err.Error())
+		return 0
+	}
+	if firing.SessionQuiet(firing.Dir(p.Data), "claude-code", id, transcript, time.Now()) {
+		fmt.Fprintln(env.Stdout, "ctxhook · hooks silent in this session: run 'ctxhook doctor claude-code'")
 		return 0
 	}
 	const unreadable = "ctxhook · store unreadable ('ctxhook doctor <harness>' says why)"

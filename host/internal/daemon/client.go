@@ -123,7 +123,7 @@ func (c *Client) dial(wait time.Duration) (*clientConn, error) {
 	if !hookproto.SocketIsMine(sock) {
 		return nil, ErrUnavailable
 	}
-	conn, err := net.DialTimeout("unix", sock, wait)
+	conn, err := dialEndpoint(sock, wait)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}

@@ -246,7 +246,7 @@ func Run(ctx context.Context, o Options) error {
 		<-writerDone
 	}()
 	for {
-		conn, err := ln.AcceptUnix()
+		conn, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -357,7 +357,7 @@ func trim(pool chan *slot, limit int64) {
 // after the answer before it. It reports whether the daemon should
 // retire (the client is of another build) and whether the connection
 // may carry another request.
-func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool, o Options, compiled *runner.Compiled, pool chan *slot, touch func()) (retire, ok bool) {
+func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o Options, compiled *runner.Compiled, pool chan *slot, touch func()) (retire, ok bool) {
 	if !first {
 		conn.SetReadDeadline(time.Now().Add(min(KeepIdle, o.Idle)))
 		if _, err := br.Peek(1); err != nil {
@@ -461,7 +461,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 // readRequest reads one request within its bounds (memory.go); ok is
 // false when there is none to decide, retire true when its client is of
 // another build.
-func readRequest(conn *net.UnixConn, br *bufio.Reader, lease *lease, o Options) (req [][]byte, retire, ok bool) {
+func readRequest(conn net.Conn, br *bufio.Reader, lease *lease, o Options) (req [][]byte, retire, ok bool) {
 	req, err := hookproto.ReadAdmitted(br, requestShape, lease.admit(o.BuildID))
 	switch {
 	case errors.Is(err, errMismatch) || err == nil && string(req[0]) != o.BuildID:
@@ -481,7 +481,7 @@ func readRequest(conn *net.UnixConn, br *bufio.Reader, lease *lease, o Options) 
 
 // answer writes a decided hook's answer; it reports whether the
 // connection may carry another request.
-func answer(conn *net.UnixConn, a hook.Answer) bool {
+func answer(conn net.Conn, a hook.Answer) bool {
 	// A big payload may take longer to decide than the deadline set for
 	// reading it (the watchdog bounds the call itself): the answer still
 	// goes out.

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"syscall"
+	"time"
 )
 
 // listenPrivate listens on a Unix socket only its owner may connect to
@@ -31,6 +32,11 @@ func listenPrivate(sock string) (*net.UnixListener, error) {
 		return nil, err
 	}
 	return ln, nil
+}
+
+// dialEndpoint connects to the daemon's socket sock within wait.
+func dialEndpoint(sock string, wait time.Duration) (net.Conn, error) {
+	return net.DialTimeout("unix", sock, wait)
 }
 
 // Supported says whether this platform has a daemon endpoint: it has.

@@ -9,7 +9,11 @@ import (
 
 // sameUser checks the peer's uid with LOCAL_PEERCRED (macOS's peer
 // credentials: the effective uid of the process that connected).
-func sameUser(conn *net.UnixConn) bool {
+func sameUser(c net.Conn) bool {
+	conn, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return false

@@ -7,7 +7,11 @@ import (
 )
 
 // sameUser checks the peer's uid with SO_PEERCRED.
-func sameUser(conn *net.UnixConn) bool {
+func sameUser(c net.Conn) bool {
+	conn, ok := c.(*net.UnixConn)
+	if !ok {
+		return false
+	}
 	raw, err := conn.SyscallConn()
 	if err != nil {
 		return false

@@ -24,6 +24,7 @@ import (
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
@@ -222,6 +223,7 @@ func (e *Engine) getenv(k string) string {
 
 func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
 	var res Result
+	firing.Note(e.Paths.Data, harness, event, payload, e.Now()) // doctor's proof that hooks fire
 	cfg, err := e.config()
 	if err != nil && e.newConfigProblem(err) {
 		res.Warnings = append(res.Warnings, err.Error())
