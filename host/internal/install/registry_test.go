@@ -47,13 +47,13 @@ func TestRegistryPaths(t *testing.T) {
 		}
 		getenv := func(k string) string { return env[k] }
 		name := tt.harness + " " + tt.scope
-		if d, err := h.ConfigDir(tt.scope, getenv, "/p"); err != nil || d != filepath.FromSlash(tt.dir) {
+		if d, err := h.ConfigDir(tt.scope, getenv, "/p"); err != nil || filepath.FromSlash(d) != filepath.FromSlash(tt.dir) {
 			t.Errorf("%s %v: ConfigDir = %q, %v; want %q", name, tt.env, d, err, tt.dir)
 		}
-		if p, err := h.HooksPath(tt.scope, getenv, "/p"); tt.hooks != "" && (err != nil || p != filepath.FromSlash(tt.hooks)) || tt.hooks == "" && err == nil {
+		if p, err := h.HooksPath(tt.scope, getenv, "/p"); tt.hooks != "" && (err != nil || filepath.FromSlash(p) != filepath.FromSlash(tt.hooks)) || tt.hooks == "" && err == nil {
 			t.Errorf("%s %v: HooksPath = %q, %v; want %q", name, tt.env, p, err, tt.hooks)
 		}
-		if p, err := h.MCPConfigPath(tt.scope, getenv, "/p"); err != nil || p != filepath.FromSlash(tt.mcp) {
+		if p, err := h.MCPConfigPath(tt.scope, getenv, "/p"); err != nil || filepath.FromSlash(p) != filepath.FromSlash(tt.mcp) {
 			t.Errorf("%s %v: MCPConfigPath = %q, %v; want %q", name, tt.env, p, err, tt.mcp)
 		}
 	}
