@@ -1,8 +1,9 @@
 // Package harnessconfigs embeds the ready-made configuration ctxhook writes
 // into each harness, so `ctxhook install` and a user copying by hand use
-// the very same files, and the one list of harnesses (harnesses.json)
-// from which the hook command, install, doctor and the conformance tests
-// (Go and JS) take theirs. docs/layout.md says what adding one takes.
+// the very same files, and the one description of every harness
+// (harnesses.json) from which the hook command, install, doctor, the
+// conformance tests (Go and JS) and the harness tables of the READMEs
+// take theirs. docs/layout.md says what adding one takes.
 package harnessconfigs
 
 import (
@@ -19,7 +20,28 @@ const Placeholder = "{{CTXHOOK}}"
 //go:embed */*.json config.toml harnesses.json
 var FS embed.FS
 
-// Harness is one agent ctxhook supports.
+// The kinds of harness: how ctxhook is wired into one. Install, uninstall
+// and doctor have one implementation per kind, none per harness.
+const (
+	// KindHookFile: the harness runs ctxhook's hook commands from a JSON
+	// hooks file (Claude Code's format and its relatives, Cursor's).
+	KindHookFile = "hook-file"
+	// KindLoader: the harness loads ctxhook's JS plugin loader, which runs
+	// plugin.wasm in-process (OpenCode and its descendants).
+	KindLoader = "loader"
+	// KindExtension: the harness loads ctxhook's JS extension, which runs
+	// the hook client for each tool event (Pi).
+	KindExtension = "extension"
+	// KindLibrary: the user's program calls ctxhook's callbacks (the
+	// Claude Agent SDK); nothing to install.
+	KindLibrary = "library"
+	// KindProxyOnly: any MCP client, through `ctxhook proxy`; nothing to
+	// install but --wrap-mcp or a hand-written server entry.
+	KindProxyOnly = "proxy-only"
+)
+
+// Harness is one agent ctxhook supports: every fact about it that code
+// other than its dialect needs.
 type Harness struct {
 	// Name is the harness as `ctxhook hook <name>`, install and the
 	// plugin's requests take it; testdata/payloads/<name> and
@@ -27,29 +49,88 @@ type Harness struct {
 	Name string `json:"name"`
 	// Title names it for people.
 	Title string `json:"title"`
+	// Kind is one of the Kind constants.
+	Kind string `json:"kind"`
+	// Dialect names the harness whose hook format and adapter this one
+	// shares (a descendant speaking its parent's format), "" when it has
+	// its own. The plugin's table of dialects says the same
+	// (TestDialectsMatchRegistry).
+	Dialect string `json:"dialect,omitempty"`
 	// Hooks is the file in this package with ctxhook's hook commands for
-	// it ("" for a harness that loads ctxhook in-process).
+	// a hook-file harness.
 	Hooks string `json:"hooks,omitempty"`
 	// Flat: hooks.<event> lists handlers directly (Cursor), not matcher
 	// groups with their own "hooks" list.
 	Flat bool `json:"flat,omitempty"`
-	// Plugin: the harness loads ctxhook in-process (a JS plugin) rather
-	// than running hook commands.
-	Plugin bool `json:"plugin,omitempty"`
-	// Extension: the harness loads a JS extension of ctxhook's that runs
-	// the hook client for each tool event (Pi); ConfigDir is its agent
-	// directory under HOME, ProjectDir the project's.
-	Extension bool `json:"extension,omitempty"`
-	// Dialect names the harness whose hook format and adapter this one
-	// shares (a descendant speaking its parent's format), "" when it has
-	// its own.
-	Dialect string `json:"dialect,omitempty"`
-	// For a plugin harness: its config directory under XDG_CONFIG_HOME
-	// (or ~/.config), the project's one, and the config file in them
-	// that lists MCP servers.
-	ConfigDir  string `json:"config_dir,omitempty"`
-	ProjectDir string `json:"project_dir,omitempty"`
-	ConfigFile string `json:"config_file,omitempty"`
+	// Dir is the harness's configuration directory per scope.
+	Dir Dir `json:"dir"`
+	// HooksFile is the hooks file's name in Dir (hook-file harnesses).
+	HooksFile string `json:"hooks_file,omitempty"`
+	// MCP says where ctxhook's own MCP server goes, and whether
+	// --wrap-mcp may rewrite the servers there.
+	MCP MCP `json:"mcp"`
+	// MCPToolHooks is the template of --hook-type mcp_tool ("": the
+	// harness has no hooks that call an MCP tool).
+	MCPToolHooks string `json:"mcp_tool_hooks,omitempty"`
+	// FeaturesTOML is a TOML file in Dir where hooks must be turned on
+	// ([features] hooks = true), "" when none.
+	FeaturesTOML string `json:"features_toml,omitempty"`
+	// Events are the events ctxhook wires (a hooks template's keys).
+	Events []string `json:"events"`
+	// Can says what ctxhook does there, as the harness tables say it.
+	Can Capabilities `json:"can"`
+	// Notes are what a user must know after install; {title}, {dir} and
+	// {dir_quoted} are filled in.
+	Notes []string `json:"notes,omitempty"`
+	// DoctorNotes are what doctor tells a user whose hooks are wired.
+	DoctorNotes []string `json:"doctor_notes,omitempty"`
+	// Guide is the anchor of its guide in harness-configs/README.md when
+	// it is not the title's.
+	Guide string `json:"guide,omitempty"`
+}
+
+// Dir is where a harness keeps its configuration. User is "~/<path>"
+// (under the home directory) or "$XDG_CONFIG_HOME/<path>" (the XDG
+// config directory, ~/.config when unset); Project is relative to the
+// project. Env names a variable that, when set, is the user directory
+// itself; with EnvTilde a leading ~ in it is the home directory (as the
+// harness expands it).
+type Dir struct {
+	User     string `json:"user"`
+	Project  string `json:"project"`
+	Env      string `json:"env,omitempty"`
+	EnvTilde bool   `json:"env_tilde,omitempty"`
+}
+
+// MCP is where a harness lists MCP servers. User and Project are paths
+// as in Dir, or "{dir}/<file>" in the harness's directory for that
+// scope; Format names the shape of the file and of ctxhook's entry in
+// it (install.MCPFormats). With Wrap, --wrap-mcp rewrites the servers
+// there (the harness's hooks never see result _meta); LocalServers is
+// the key path, in the user file, of the servers of one project ({cwd}).
+type MCP struct {
+	User         string   `json:"user,omitempty"`
+	Project      string   `json:"project,omitempty"`
+	Format       string   `json:"format,omitempty"`
+	Wrap         bool     `json:"wrap,omitempty"`
+	LocalServers []string `json:"local_servers,omitempty"`
+}
+
+// Capabilities say what ctxhook does for a harness, in words for the
+// harness tables ("yes", "no", or how).
+type Capabilities struct {
+	Relay       string `json:"relay"`
+	Capture     string `json:"capture"`
+	Shaping     string `json:"shaping"`
+	Nudge       string `json:"nudge"`
+	Transcripts string `json:"transcripts"`
+	Resume      string `json:"resume"`
+	Verified    string `json:"verified"`
+}
+
+// Installable reports whether `ctxhook install` wires it.
+func (h Harness) Installable() bool {
+	return h.Kind == KindHookFile || h.Kind == KindLoader || h.Kind == KindExtension
 }
 
 // Adapter is the directory under adapters/ with the harness's in-process
@@ -76,10 +157,21 @@ func init() {
 // All returns every harness, in the registry's order.
 func All() []Harness { return append([]Harness(nil), all...) }
 
-// Lookup finds a harness by name.
+// Installable returns the harnesses `ctxhook install` takes, in order.
+func Installable() []Harness {
+	var out []Harness
+	for _, h := range all {
+		if h.Installable() {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// Lookup finds a harness install takes by name.
 func Lookup(name string) (Harness, bool) {
 	for _, h := range all {
-		if h.Name == name {
+		if h.Name == name && h.Installable() {
 			return h, true
 		}
 	}
@@ -90,7 +182,7 @@ func Lookup(name string) (Harness, bool) {
 func HookNames() []string {
 	var out []string
 	for _, h := range all {
-		if !h.Plugin {
+		if h.Kind == KindHookFile || h.Kind == KindExtension {
 			out = append(out, h.Name)
 		}
 	}

@@ -15,46 +15,27 @@ import (
 // the registry lacks. Adding a harness without one of them fails here.
 func TestRegistryComplete(t *testing.T) {
 	// Not harnesses: the plugin's other request kinds.
-	kinds := []string{"mcp-proxy", "transcript"}
+	kinds := []string{"transcript"}
 	var names []string
 	for _, h := range All() {
 		names = append(names, h.Name)
 		if h.Title == "" {
 			t.Errorf("%s has no title", h.Name)
 		}
-		for _, dir := range []string{"payloads", "conformance"} {
-			files, _ := filepath.Glob(filepath.Join("..", "testdata", dir, h.Name, "*"))
-			if len(files) == 0 {
-				t.Errorf("%s: nothing in testdata/%s/%s", h.Name, dir, h.Name)
+		if h.Kind == KindLibrary {
+			// Its cases are its dialect's.
+			if _, ok := Lookup(h.Dialect); !ok {
+				t.Errorf("%s: a %s names the harness whose dialect it speaks", h.Name, h.Kind)
+			}
+		} else {
+			for _, dir := range []string{"payloads", "conformance"} {
+				files, _ := filepath.Glob(filepath.Join("..", "testdata", dir, h.Name, "*"))
+				if len(files) == 0 && !(h.Kind == KindProxyOnly && dir == "payloads") {
+					t.Errorf("%s: nothing in testdata/%s/%s", h.Name, dir, h.Name)
+				}
 			}
 		}
-		switch {
-		case h.Extension:
-			if h.Hooks != "" || h.Plugin {
-				t.Errorf("%s: an extension harness has neither a hooks template nor a plugin", h.Name)
-			}
-			if _, err := os.Stat(filepath.Join("..", "adapters", h.Name, "index.js")); err != nil {
-				t.Errorf("%s: no adapters/%s/index.js: %v", h.Name, h.Name, err)
-			}
-			if h.ConfigDir == "" || h.ProjectDir == "" {
-				t.Errorf("%s: an extension harness names its config dir and project dir", h.Name)
-			}
-		case h.Plugin && h.Hooks != "":
-			t.Errorf("%s is a plugin with a hooks template", h.Name)
-		case h.Plugin:
-			if _, err := os.Stat(filepath.Join("..", "adapters", h.Adapter())); err != nil {
-				t.Errorf("%s: no adapters/%s: %v", h.Name, h.Adapter(), err)
-			}
-			if h.ConfigDir == "" || h.ProjectDir == "" || h.ConfigFile == "" {
-				t.Errorf("%s: a plugin harness names its config dir, project dir and config file", h.Name)
-			}
-		default:
-			b, err := FS.ReadFile(h.Hooks)
-			var v map[string]any
-			if err != nil || json.Unmarshal(b, &v) != nil || v["hooks"] == nil || !bytes.Contains(b, []byte(Placeholder)) {
-				t.Errorf("%s: hooks template %q: %v", h.Name, h.Hooks, err)
-			}
-		}
+		checkKind(t, h)
 	}
 	for _, dir := range []string{"payloads", "conformance"} {
 		entries, err := os.ReadDir(filepath.Join("..", "testdata", dir))
@@ -75,5 +56,47 @@ func TestRegistryComplete(t *testing.T) {
 	}
 	if hn := HookNames(); slices.Contains(hn, "opencode") || !slices.Contains(hn, "cursor") {
 		t.Errorf("HookNames() = %v", hn)
+	}
+	if _, ok := Lookup("mcp-proxy"); ok {
+		t.Error("Lookup(mcp-proxy) found a harness install takes")
+	}
+}
+
+// checkKind: what each kind of harness must name in its entry.
+func checkKind(t *testing.T, h Harness) {
+	t.Helper()
+	if len(h.Events) == 0 || h.Can.Relay == "" || h.Can.Verified == "" {
+		t.Errorf("%s: names no events or capabilities", h.Name)
+	}
+	if h.Installable() && (h.Dir.User == "" || h.Dir.Project == "" || h.MCP.Format == "") {
+		t.Errorf("%s: an installable harness names its directories and MCP config", h.Name)
+	}
+	switch h.Kind {
+	case KindExtension, KindLoader:
+		if h.Hooks != "" {
+			t.Errorf("%s: a %s has no hooks template", h.Name, h.Kind)
+		}
+		if _, err := os.Stat(filepath.Join("..", "adapters", h.Adapter(), "index.js")); err != nil {
+			t.Errorf("%s: no adapters/%s/index.js: %v", h.Name, h.Adapter(), err)
+		}
+	case KindHookFile:
+		b, err := FS.ReadFile(h.Hooks)
+		var v struct{ Hooks map[string]any }
+		if err != nil || json.Unmarshal(b, &v) != nil || v.Hooks == nil || !bytes.Contains(b, []byte(Placeholder)) {
+			t.Errorf("%s: hooks template %q: %v", h.Name, h.Hooks, err)
+		}
+		var events []string
+		for ev := range v.Hooks {
+			events = append(events, ev)
+		}
+		if slices.Sort(events); !slices.Equal(events, slices.Sorted(slices.Values(h.Events))) {
+			t.Errorf("%s: events %v, but its template wires %v", h.Name, h.Events, events)
+		}
+		if h.HooksFile == "" {
+			t.Errorf("%s: a hook-file harness names its hooks file", h.Name)
+		}
+	case KindLibrary, KindProxyOnly:
+	default:
+		t.Errorf("%s: unknown kind %q", h.Name, h.Kind)
 	}
 }

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "29ef0857232b89820353d3f6b5447d87a5fe97aceb01051cf37c0707a3c83c74"
+const SHA256 = "d4cd16469c2ade040fbb208b9f013da2b83a36342c4550fa549fd174c1098a67"

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin"
@@ -27,51 +28,83 @@ import (
 )
 
 func runDoctor(ctx context.Context, env Env, args []string) int {
-	flags := newFlags(env, "doctor", "<harness>", "Check what is wired and what is not. Exit 1 when something needs fixing.")
-	asJSON := flags.Bool("json", false, "print whether each hook is configured and firing, as JSON")
-	pos, code, ok := parse(flags, args)
+	h, asJSON, code, ok := parseDoctor(env, args)
 	if !ok {
 		return code
 	}
+	if asJSON {
+		return doctorFiringJSON(env, h)
+	}
+	c := &checks{w: env.Stdout}
+	fmt.Fprintln(c.w, "ctxhook")
+	c.ok("binary %s (%s)", executable(), Version())
+	p, err := resolvePaths(env)
+	if err != nil {
+		c.bad("%v", err)
+		return 1
+	}
+	doctorPlugin(ctx, c, p)
+	doctorDirs(env, c, p)
+	doctorDaemon(env, c, p)
+	doctorConfig(env, c, p)
+	doctorStore(c, p)
+	fmt.Fprintln(c.w, "\n"+h.Title)
+	kindOf(h).doctor(env, h, c)
+	return c.finish()
+}
+
+// parseDoctor takes doctor's one argument, a harness install knows.
+func parseDoctor(env Env, args []string) (h install.Harness, asJSON bool, code int, ok bool) {
+	flags := newFlags(env, "doctor", "<harness>", "Check what is wired and what is not. Exit 1 when something needs fixing.")
+	jsonFlag := flags.Bool("json", false, "print whether each hook is configured and firing, as JSON")
+	pos, code, ok := parse(flags, args)
+	if !ok {
+		return h, false, code, false
+	}
 	if len(pos) > 1 {
-		return usageError(env, "doctor", "unexpected argument %q", pos[1])
+		return h, false, usageError(env, "doctor", "unexpected argument %q", pos[1]), false
 	}
 	if len(pos) != 1 {
-		return usageError(env, "doctor", "name a harness: %s", strings.Join(harnessNames(), ", "))
+		return h, false, usageError(env, "doctor", "name a harness: %s", strings.Join(harnessNames(), ", ")), false
 	}
 	h, known := install.Lookup(pos[0])
 	if !known {
-		return usageError(env, "doctor", "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", "))
+		return h, false, usageError(env, "doctor", "unknown harness %q (supported: %s)", pos[0], strings.Join(harnessNames(), ", ")), false
 	}
-	if *asJSON {
-		return doctorFiringJSON(env, h)
-	}
-	w := env.Stdout
-	problems := 0
-	okf := func(format string, a ...any) { fmt.Fprintf(w, "  ok    "+format+"\n", a...) }
-	bad := func(format string, a ...any) { problems++; fmt.Fprintf(w, "  FIX   "+format+"\n", a...) }
-	info := func(format string, a ...any) { fmt.Fprintf(w, "  --    "+format+"\n", a...) }
+	return h, *jsonFlag, 0, true
+}
 
-	fmt.Fprintln(w, "ctxhook")
-	okf("binary %s (%s)", executable(), Version())
-	p, err := resolvePaths(env)
-	if err != nil {
-		bad("%v", err)
-		return 1
-	}
+// checks prints doctor's findings, one a line, and counts the problems.
+type checks struct {
+	w        io.Writer
+	problems int
+}
+
+func (c *checks) ok(format string, a ...any) { fmt.Fprintf(c.w, "  ok    "+format+"\n", a...) }
+func (c *checks) bad(format string, a ...any) {
+	c.problems++
+	fmt.Fprintf(c.w, "  FIX   "+format+"\n", a...)
+}
+func (c *checks) info(format string, a ...any) { fmt.Fprintf(c.w, "  --    "+format+"\n", a...) }
+
+// doctorPlugin: the plugin loads, and its compilation cache is usable.
+func doctorPlugin(ctx context.Context, c *checks, p paths.Paths) {
 	var cacheWarn []string
 	if r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache(), Warn: func(s string) { cacheWarn = append(cacheWarn, s) }}); err != nil {
-		bad("plugin does not load: %v", err)
+		c.bad("plugin does not load: %v", err)
 	} else {
 		r.Close(ctx)
-		okf("plugin loads (%d bytes), compilation cache in %s", len(plugin.Wasm), p.WasmCache())
+		c.ok("plugin loads (%d bytes), compilation cache in %s", len(plugin.Wasm), p.WasmCache())
 	}
 	for _, w := range cacheWarn {
-		bad("%s", strings.TrimPrefix(w, "ctxhook: "))
+		c.bad("%s", strings.TrimPrefix(w, "ctxhook: "))
 	}
-	// Directories another user owns or may write are refused: hooks then
-	// store nothing, or run without the daemon. Only doctor says so at
-	// length.
+}
+
+// doctorDirs: directories another user owns or may write are refused:
+// hooks then store nothing, or run without the daemon. Only doctor says
+// so at length.
+func doctorDirs(env Env, c *checks, p paths.Paths) {
 	for _, d := range []struct{ dir, what string }{
 		{p.Data, "hooks cannot store what they capture"},
 		{p.DaemonDir(), "the daemon cannot start (hooks decide in-process, slower)"},
@@ -81,137 +114,152 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 			continue
 		}
 		if err := owned.Dir(d.dir); err != nil {
-			bad("%v: %s", err, d.what)
+			c.bad("%v: %s", err, d.what)
 		}
 	}
 	for _, l := range leftovers(env.Getenv, p) {
-		bad("%s is owned by uid %d, not by %s: ctxhook cannot write there (a root run left it?); mend it with: sudo chown -R %s: %s",
+		c.bad("%s is owned by uid %d, not by %s: ctxhook cannot write there (a root run left it?); mend it with: sudo chown -R %s: %s",
 			l.path, l.uid, l.owner, shellQuote(l.owner), shellQuote(l.path))
 	}
+}
+
+// doctorDaemon: whether a daemon answers, or why hooks decide without.
+func doctorDaemon(env Env, c *checks, p paths.Paths) {
 	if err := daemon.Supported(); err != nil {
-		info("%v (slower: see docs/speed.md)", strings.TrimPrefix(err.Error(), "daemon: "))
-	} else if env.Getenv("CTXHOOK_NO_DAEMON") != "" {
-		info("CTXHOOK_NO_DAEMON is set: hooks decide in-process (slower: see docs/speed.md)")
-	} else {
-		c := daemon.Client{Paths: p}
-		if c.Connect(500 * time.Millisecond) {
-			okf("daemon answers on %s", p.Socket())
-		} else {
-			info("no daemon running: the next hook starts one (%s)", p.Socket())
-		}
-		c.Close()
+		c.info("%v (slower: see docs/speed.md)", strings.TrimPrefix(err.Error(), "daemon: "))
+		return
 	}
-	// A config with a problem still applies its valid parts: they are
-	// described too.
+	if env.Getenv("CTXHOOK_NO_DAEMON") != "" {
+		c.info("CTXHOOK_NO_DAEMON is set: hooks decide in-process (slower: see docs/speed.md)")
+		return
+	}
+	d := daemon.Client{Paths: p}
+	if d.Connect(500 * time.Millisecond) {
+		c.ok("daemon answers on %s", p.Socket())
+	} else {
+		c.info("no daemon running: the next hook starts one (%s)", p.Socket())
+	}
+	d.Close()
+}
+
+// doctorConfig: the config, what it enables and what it keeps out. A
+// config with a problem still applies its valid parts: they are
+// described too, as information below the problem.
+func doctorConfig(env Env, c *checks, p paths.Paths) {
 	cfg, cfgErr := config.Load(p.Config)
 	if cfgErr != nil {
-		bad("%v", cfgErr)
+		c.bad("%v", cfgErr)
 	}
 	relay := "relay enabled for no server"
 	if names := relayServers(cfg); len(names) > 0 {
 		relay = "relay enabled for " + strings.Join(names, ", ")
 	}
 	if what := excludedWhat(cfg); what != "" {
-		info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, cmp.Or(cfg.Capture.Excluded, abi.ExcludedMetadata))
+		c.info("capture excludes %s (what they leave: %s); transcripts are not indexed meanwhile", what, cmp.Or(cfg.Capture.Excluded, abi.ExcludedMetadata))
 	}
 	if v := env.Getenv(abi.EnvCapture); v != "" {
-		info("%s=%s in this environment (0, false, off or no store nothing)", abi.EnvCapture, v)
+		c.info("%s=%s in this environment (0, false, off or no store nothing)", abi.EnvCapture, v)
 	}
-	// A config with a problem is not ok: what of it applies is said as
-	// information, below the problem.
 	switch _, err := os.Stat(p.Config); {
 	case err != nil:
-		info("no config at %s (defaults; the relay is off)", p.Config)
+		c.info("no config at %s (defaults; the relay is off)", p.Config)
 	case cfgErr != nil && !strings.HasSuffix(cfgErr.Error(), "the rest applies"):
-		info("config %s is not read: the defaults apply (the relay is off)", p.Config)
+		c.info("config %s is not read: the defaults apply (the relay is off)", p.Config)
 	case cfgErr != nil:
-		info("config %s: the rest of it applies (%s)", p.Config, relay)
+		c.info("config %s: the rest of it applies (%s)", p.Config, relay)
 	default:
-		okf("config %s (%s)", p.Config, relay)
+		c.ok("config %s (%s)", p.Config, relay)
 	}
+}
+
+// doctorStore: the store opens, and the spool holds nothing set aside.
+func doctorStore(c *checks, p paths.Paths) {
 	if st, err := store.Open(p.DB(), store.Options{ReadOnly: true}); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			info("no store yet at %s (created by the first hook)", p.DB())
+			c.info("no store yet at %s (created by the first hook)", p.DB())
 		} else {
-			bad("%v", err)
+			c.bad("%v", err)
 		}
 	} else {
 		s, err := st.Stats("")
 		st.Close()
 		if err != nil {
-			bad("store %s: %v", p.DB(), err)
+			c.bad("store %s: %v", p.DB(), err)
 		} else {
-			okf("store %s: %d events in %d sessions", p.DB(), s.Events, s.Sessions)
+			c.ok("store %s: %d events in %d sessions", p.DB(), s.Events, s.Sessions)
 		}
 	}
-
 	if corrupt, _ := filepath.Glob(filepath.Join(p.SpoolDir(), "*.corrupt")); len(corrupt) > 0 {
-		bad("%d spool file(s) in %s could not be read back and were set aside (*.corrupt, not stored): look at them, then delete them", len(corrupt), p.SpoolDir())
+		c.bad("%d spool file(s) in %s could not be read back and were set aside (*.corrupt, not stored): look at them, then delete them", len(corrupt), p.SpoolDir())
 	}
+}
 
-	fmt.Fprintln(w, "\n"+h.Title)
-	if h.Plugin {
-		doctorOpenCode(env, h, okf, bad, info)
-		return finish(w, problems)
-	}
-	if h.Extension {
-		doctorPi(env, h, okf, bad, info)
-		return finish(w, problems)
+// doctor checks a hook-file harness's hooks files in both scopes: which
+// events run ctxhook, what the commands run, and the switches the
+// harness needs on.
+func (hookFile) doctor(env Env, h install.Harness, c *checks) {
+	p, err := resolvePaths(env)
+	if err != nil {
+		c.bad("%v", err)
+		return
 	}
 	wiredAnywhere := map[string]bool{}
-	events := h.Events()
 	var wiredPaths []string
 	for _, scope := range []string{"user", "project"} {
-		path, err := settingsPath(env, h, scope)
-		if err != nil {
-			bad("%v", err)
-			continue
+		path, wired := doctorHooksFile(env, h, scope, c, p)
+		for ev := range wired {
+			wiredAnywhere[ev] = true
 		}
-		wired, cmds, err := h.Wiring(path, executable(), install.Journal{Dir: p.Installs()}.Exes(path)...)
-		switch {
-		case os.IsNotExist(err):
-			info("%s settings %s: not present", scope, path)
-			continue
-		case err != nil:
-			bad("%s settings %s: %v", scope, path, err)
-			continue
-		}
-		if len(wired) == 0 {
-			info("%s settings %s: no ctxhook hooks", scope, path)
-			continue
-		}
-		for _, ev := range events {
-			if wired[ev] {
-				wiredAnywhere[ev] = true
-			}
-		}
-		wiredPaths = append(wiredPaths, path)
-		okf("%s settings %s: %d of %d hooks", scope, path, len(wired), len(events))
-		if slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "mcp_tool ") }) {
-			doctorMCPToolHooks(env, h, scope, okf, bad)
-		}
-		if msg := hookBinaryProblem(cmds, p.Bin(), install.VolatileDirs()); msg != "" {
-			bad("%s (re-run '%s')", msg, mendCommand(h.Name))
+		if path != "" {
+			wiredPaths = append(wiredPaths, path)
 		}
 	}
-	for _, ev := range events {
+	for _, ev := range h.Events() {
 		if !wiredAnywhere[ev] {
-			bad("%s hook is not wired (run 'ctxhook install %s')", ev, h.Name)
+			c.bad("%s hook is not wired (run 'ctxhook install %s')", ev, h.Name)
 		}
 	}
-	problems += firing.Print(w, firing.Report(firing.Dir(p.Data), h.Name, events, wiredAnywhere, env.Getenv, time.Now()))
-	if h.Name == install.Codex.Name {
-		for _, path := range wiredPaths {
-			cfg := install.CodexConfigPath(path)
-			if install.CodexHooksDisabled(cfg) {
-				bad("%s turns hooks off ([features] hooks = false); run 'ctxhook install codex'", cfg)
-			}
-		}
-		if len(wiredPaths) > 0 {
-			info("Codex skips hooks you have not trusted: open /hooks in codex to review them")
+	c.problems += firing.Print(c.w, firing.Report(firing.Dir(p.Data), h.Name, h.Events(), wiredAnywhere, env.Getenv, time.Now()))
+	for _, path := range wiredPaths {
+		if cfg := filepath.Join(filepath.Dir(path), h.FeaturesTOML); h.FeaturesTOML != "" && install.HooksTurnedOff(cfg) {
+			c.bad("%s turns hooks off ([features] hooks = false); run 'ctxhook install %s'", cfg, h.Name)
 		}
 	}
-	return finish(w, problems)
+	if len(wiredPaths) > 0 {
+		for _, n := range h.DoctorNotes {
+			c.info("%s", n)
+		}
+	}
+}
+
+// doctorHooksFile checks one scope's hooks file; it returns its path and
+// the events wired there when it has ctxhook's hooks.
+func doctorHooksFile(env Env, h install.Harness, scope string, c *checks, p paths.Paths) (string, map[string]bool) {
+	path, err := settingsPath(env, h, scope)
+	if err != nil {
+		c.bad("%v", err)
+		return "", nil
+	}
+	wired, cmds, err := h.Wiring(path, executable(), install.Journal{Dir: p.Installs()}.Exes(path)...)
+	switch {
+	case os.IsNotExist(err):
+		c.info("%s settings %s: not present", scope, path)
+		return "", nil
+	case err != nil:
+		c.bad("%s settings %s: %v", scope, path, err)
+		return "", nil
+	case len(wired) == 0:
+		c.info("%s settings %s: no ctxhook hooks", scope, path)
+		return "", nil
+	}
+	c.ok("%s settings %s: %d of %d hooks", scope, path, len(wired), len(h.Events()))
+	if slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "mcp_tool ") }) {
+		doctorMCPToolHooks(env, h, scope, c.ok, c.bad)
+	}
+	if msg := hookBinaryProblem(cmds, p.Bin(), install.VolatileDirs()); msg != "" {
+		c.bad("%s (re-run '%s')", msg, mendCommand(h.Name))
+	}
+	return path, wired
 }
 
 // doctorMCPToolHooks: mcp_tool hooks call ctxhook's MCP server; when it
@@ -289,30 +337,34 @@ func mendCommand(harness string) string {
 	return "ctxhook install " + harness
 }
 
-func finish(w io.Writer, problems int) int {
-	if problems > 0 {
-		fmt.Fprintf(w, "\n%s to fix.\n", plural(int64(problems), "thing", "things"))
+// finish says how many things need fixing; 1 when any does.
+func (c *checks) finish() int {
+	if c.problems > 0 {
+		fmt.Fprintf(c.w, "\n%s to fix.\n", plural(int64(c.problems), "thing", "things"))
 		return 1
 	}
-	fmt.Fprintln(w, "\nAll good.")
+	fmt.Fprintln(c.w, "\nAll good.")
 	return 0
 }
 
-func doctorPi(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
+// doctor checks the extension in both scopes: present, and naming the
+// binary install would name now.
+func (extension) doctor(env Env, h install.Harness, c *checks) {
+	okf, bad, info := c.ok, c.bad, c.info
 	wd, _ := os.Getwd()
 	found := false
 	for _, scope := range []string{"user", "project"} {
-		dir, err := install.PiDir(h, scope, env.Getenv, wd)
+		dir, err := h.ConfigDir(scope, env.Getenv, wd)
 		if err != nil {
 			bad("%v", err)
 			continue
 		}
-		path := install.PiExtensionPath(dir)
+		path := install.ExtensionPath(dir)
 		exe := installedSelf(env, h) // what install writes for this scope
 		if scope == "project" {
 			exe = install.PortableExe
 		}
-		present, current := install.CheckPi(path, exe)
+		present, current := install.CheckExtension(path, exe)
 		switch {
 		case !present:
 			info("%s: no ctxhook extension at %s", scope, path)
@@ -329,17 +381,20 @@ func doctorPi(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
 	}
 }
 
-func doctorOpenCode(env Env, h install.Harness, okf, bad, info func(string, ...any)) {
+// doctor checks the loader in both scopes: the loader, its plugin.wasm
+// and the dependency the harness installs.
+func (loader) doctor(env Env, h install.Harness, c *checks) {
+	okf, bad, info := c.ok, c.bad, c.info
 	wd, _ := os.Getwd()
 	found := false
 	for _, scope := range []string{"user", "project"} {
-		dir, err := install.PluginDir(h, scope, env.Getenv, wd)
+		dir, err := h.ConfigDir(scope, env.Getenv, wd)
 		if err != nil {
 			bad("%v", err)
 			continue
 		}
-		f := install.OpenCodePaths(h, dir)
-		s := install.CheckOpenCode(f, plugin.Wasm)
+		f := install.LoaderPaths(h, dir)
+		s := install.CheckLoader(f, plugin.Wasm)
 		if !s.Plugin {
 			info("%s config %s: no ctxhook plugin", scope, dir)
 			continue

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 )
@@ -18,7 +19,7 @@ func doctorFiringJSON(env Env, h install.Harness) int {
 		return 1
 	}
 	wired := map[string]bool{}
-	if h.Plugin || h.Extension {
+	if h.Kind != harnessconfigs.KindHookFile {
 		// Its loader registers every event, and doctor's text checks
 		// whether it is installed: here, every event counts as configured.
 		for _, ev := range h.Events() {

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
 // quietFor: a transcript untouched this long is taken as finished, so its
@@ -31,7 +32,7 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 	if !ok {
 		return code
 	}
-	if *format != "" && *format != "claude-code" && *format != "codex" {
+	if *format != "" && *format != abi.HarnessClaudeCode && *format != abi.HarnessCodex {
 		return usageError(env, "index", "--format must be claude-code or codex, not %q", *format)
 	}
 	p, err := resolvePaths(env)
@@ -145,18 +146,18 @@ func fileSize(path string) int64 {
 // a Claude Code transcript.
 func sniffFormat(path string) string {
 	if strings.Contains(path, "/.codex/") || strings.HasPrefix(filepath.Base(path), "rollout-") {
-		return "codex"
+		return abi.HarnessCodex
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "claude-code"
+		return abi.HarnessClaudeCode
 	}
 	defer f.Close()
 	head := make([]byte, 4096)
 	n, _ := f.Read(head)
 	first, _, _ := strings.Cut(string(head[:n]), "\n")
 	if strings.Contains(first, `"type":"session_meta"`) || strings.Contains(first, `"type": "session_meta"`) {
-		return "codex"
+		return abi.HarnessCodex
 	}
-	return "claude-code"
+	return abi.HarnessClaudeCode
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -90,8 +89,8 @@ func parseInstall(env Env, name, summary string, args []string) (installFlags, i
 	case *hookType == "command":
 	case *hookType != "mcp_tool":
 		return installFlags{}, usageError(env, name, "--hook-type is command or mcp_tool, not %q", *hookType), false
-	case h.Name != install.Claude.Name:
-		return installFlags{}, usageError(env, name, "--hook-type mcp_tool is for claude-code only (its hooks can call an MCP tool)"), false
+	case h.MCPToolHooks == "":
+		return installFlags{}, usageError(env, name, "--hook-type mcp_tool is not available for %s (only hooks that can call an MCP tool take it)", h.Name), false
 	case *noMCP:
 		return installFlags{}, usageError(env, name, "--hook-type mcp_tool needs ctxhook's MCP server: leave out --no-mcp"), false
 	case *project && name == "install":
@@ -147,7 +146,7 @@ func masked(f installFlags, b []byte, p paths.Paths) []byte {
 
 func harnessNames() []string {
 	var names []string
-	for _, h := range harnessconfigs.All() {
+	for _, h := range harnessconfigs.Installable() {
 		names = append(names, h.Name)
 	}
 	return names
@@ -159,22 +158,11 @@ func settingsPath(env Env, h install.Harness, scope string) (string, error) {
 }
 
 // mcpTargets lists where a harness keeps the MCP servers --wrap-mcp
-// rewrites: where ctxhook's own server goes (MCPEntryFor), and Claude
-// Code's other files. None for the harnesses whose hooks see result
-// _meta: the OpenCode loader's (Kilo's too) and Codex, whose servers are
-// TOML (MCPEntryFor has no entry for it).
+// rewrites (install.MCPTargets): none for the harnesses whose hooks see
+// result _meta.
 func mcpTargets(h install.Harness, scope string, env Env) []install.MCPTarget {
 	wd, _ := os.Getwd()
-	switch {
-	case h.Name == install.Claude.Name:
-		return install.ClaudeMCPTargets(scope, install.Home(env.Getenv), wd)
-	case h.Plugin:
-		return nil
-	}
-	if m, ok := install.MCPEntryFor(h, scope, env.Getenv, wd); ok {
-		return []install.MCPTarget{{Path: m.Path, Keys: m.Keys}}
-	}
-	return nil
+	return install.MCPTargets(h, scope, env.Getenv, wd)
 }
 
 func runInstall(ctx context.Context, env Env, args []string) int {
@@ -185,105 +173,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 	if code := stableSelf(env, &f, true); code != 0 {
 		return code
 	}
-	if f.harness.Plugin {
-		return installOpenCode(ctx, env, f, true)
-	}
-	if f.harness.Extension {
-		return installPi(ctx, env, f, true)
-	}
-	path, err := settingsPath(env, f.harness, f.scope)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	if f.mcpTool {
-		// The hooks would send every tool call to whatever server is
-		// named ctxhook there: it must be ctxhook's, or one install adds.
-		wd, _ := os.Getwd()
-		if m, ok := install.MCPEntryFor(f.harness, f.scope, env.Getenv, wd); ok {
-			if _, note, err := install.PlanMCPEntry(m, f.exe(), true); err != nil || note != "" {
-				return fail(env, "--hook-type mcp_tool: %s; nothing was changed (rename that server, or install without --hook-type)", cmp.Or(note, fmt.Sprint(err)))
-			}
-		}
-	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), true, f.known(path)...)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	if f.dryRun {
-		fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be %s:\n", path, map[bool]string{true: "written", false: "left unchanged"}[plan.Changed])
-		p, _ := resolvePaths(env)
-		env.Stdout.Write(masked(f, plan.After, p))
-		if f.harness.Name == install.Codex.Name {
-			if fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), true); err == nil && fp.Changed {
-				fmt.Fprintf(env.Stderr, "ctxhook: dry run, %s would be written:\n", fp.Path)
-				env.Stdout.Write(fp.After)
-			}
-		}
-		if f.wrapMCP {
-			if code := wrapMCP(env, f, p.Config, true); code != 0 {
-				return code
-			}
-		}
-		if code := ownMCPServer(env, f, true); code != 0 {
-			return code
-		}
-		dryRunConfig(env)
-		return 0
-	}
-	if err := f.journal.Write(plan, true); err != nil {
-		return fail(env, "%v", err)
-	}
-	w := env.Stdout
-	if plan.Changed {
-		fmt.Fprintf(w, "Wired %d %s hooks into %s\n", plan.Added, f.harness.Title, path)
-	} else {
-		fmt.Fprintf(w, "Already installed in %s; nothing changed.\n", path)
-	}
-	if f.harness.Name == install.Codex.Name {
-		fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), true)
-		if err != nil {
-			return fail(env, "%v", err)
-		}
-		if fp.Changed {
-			if err := f.journal.Write(fp, true); err != nil {
-				return fail(env, "%v", err)
-			}
-			fmt.Fprintf(w, "Turned hooks on in %s ([features] hooks = true)\n", fp.Path)
-		}
-	}
-	p, err := resolvePaths(env)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	if f.wrapMCP {
-		if code := wrapMCP(env, f, p.Config, true); code != 0 {
-			return code
-		}
-	}
-	if code := ownMCPServer(env, f, true); code != 0 {
-		return code
-	}
-	if created, err := writeDefaultConfig(p.Config); err != nil {
-		fmt.Fprintf(env.Stderr, "ctxhook: %v\n", err)
-	} else if created {
-		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
-	}
-	// Compile the plugin now, so that neither the first hook nor the first
-	// proxied call of a session pays for it: both builds, the one hooks
-	// and the daemon run (without interruptible calls) and the one a
-	// proxy or a hook finished late runs when no daemon answers.
-	warmPlugin(ctx, env, p.WasmCache())
-	if startDaemon(env, p, f.self) {
-		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
-	}
-	fmt.Fprintf(w, "\nCaptured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
-	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s:\n", p.Config)
-	fmt.Fprintln(w, "  [servers.<name>]\n  relay = true")
-	for _, line := range harnessNotes[f.harness.Name] {
-		fmt.Fprintln(w, line)
-	}
-	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
-	return 0
+	return kindOf(f.harness).install(ctx, env, f)
 }
 
 // stableSelf points f at a copy of this binary in ctxhook's own bin
@@ -294,7 +184,7 @@ func runInstall(ctx context.Context, env Env, args []string) int {
 // the hooks it wrote). Files shared with a project name ctxhook by name
 // and need no copy.
 func stableSelf(env Env, f *installFlags, doCopy bool) int {
-	if f.scope == "project" && !f.harness.Plugin {
+	if f.scope == "project" && f.harness.Kind != harnessconfigs.KindLoader {
 		return 0
 	}
 	p, err := resolvePaths(env)
@@ -435,60 +325,7 @@ func uninstallFiles(ctx context.Context, env Env, f installFlags) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	if f.harness.Plugin {
-		return installOpenCode(ctx, env, f, false)
-	}
-	if f.harness.Extension {
-		return installPi(ctx, env, f, false)
-	}
-	path, err := settingsPath(env, f.harness, f.scope)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	// MCP changes first: for Gemini CLI the MCP servers and the hooks share
-	// one file, and the hooks plan must start from what they left.
-	p, _ := resolvePaths(env)
-	if code := wrapMCP(env, f, p.Config, false); code != 0 {
-		return code
-	}
-	if code := ownMCPServer(env, f, false); code != 0 {
-		return code
-	}
-	plan, err := install.PlanHooks(f.harness, path, f.exe(), false, f.known(path)...)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	if f.harness.Name == install.Codex.Name && !f.dryRun {
-		fp, err := install.PlanCodexFeatures(install.CodexConfigPath(path), false)
-		if err != nil {
-			return fail(env, "%v", err)
-		}
-		if fp.Changed && !f.restored[fp.Path] {
-			if err := f.journal.Write(fp, false); err != nil {
-				return fail(env, "%v", err)
-			}
-			fmt.Fprintf(env.Stdout, "Took back the [features] lines ctxhook added to %s\n", fp.Path)
-		}
-	}
-	if f.dryRun {
-		if plan.Changed && !f.restored[path] {
-			fmt.Fprintf(env.Stderr, "ctxhook: dry run, %d ctxhook hooks would be removed from %s:\n", plan.Removed, path)
-			env.Stdout.Write(plan.After)
-		}
-		return 0
-	}
-	if !plan.Changed {
-		if !f.restored[path] {
-			fmt.Fprintf(env.Stdout, "No ctxhook hooks in %s; nothing changed.\n", path)
-		}
-		return 0
-	}
-	if err := f.journal.Write(plan, false); err != nil {
-		return fail(env, "%v", err)
-	}
-	fmt.Fprintf(env.Stdout, "Removed %d ctxhook hooks from %s (you changed the file since install, so only ctxhook's entries were taken out)\n", plan.Removed, path)
-	fmt.Fprintf(env.Stdout, "Captured data stays in %s (delete it by hand if you want it gone).\n", p.Data)
-	return 0
+	return kindOf(f.harness).uninstall(ctx, env, f)
 }
 
 // ownMCPServer adds (or removes) ctxhook's own MCP server, `ctxhook mcp`,
@@ -508,12 +345,12 @@ func ownMCP(env Env, f installFlags, add bool) (code int, changed bool) {
 	var plan install.Plan
 	var note string
 	var err error
-	if f.harness.Name == install.Codex.Name {
-		hooks, err := settingsPath(env, f.harness, f.scope)
+	if f.harness.MCP.Format == install.MCPFormatTOML {
+		path, err := f.harness.MCPConfigPath(f.scope, env.Getenv, wd)
 		if err != nil {
 			return fail(env, "%v", err), false
 		}
-		plan, note, err = install.PlanCodexMCP(install.CodexConfigPath(hooks), f.exe(), add)
+		plan, note, err = install.PlanTOMLMCP(path, f.exe(), add)
 		if err != nil {
 			return fail(env, "%v", err), false
 		}
@@ -550,19 +387,19 @@ func ownMCP(env Env, f installFlags, add bool) (code int, changed bool) {
 	return 0, true
 }
 
-// installPi writes or removes ctxhook's Pi extension, and ctxhook's MCP
-// server in Pi's mcp.json.
-func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
+// installExtension writes or removes ctxhook's JS extension (Pi's), and
+// ctxhook's MCP server in the harness's MCP config.
+func installExtension(ctx context.Context, env Env, f installFlags, add bool) int {
 	wd, _ := os.Getwd()
-	dir, err := install.PiDir(f.harness, f.scope, env.Getenv, wd)
+	dir, err := f.harness.ConfigDir(f.scope, env.Getenv, wd)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	path := install.PiExtensionPath(dir)
+	path := install.ExtensionPath(dir)
 	if f.dryRun {
-		return dryRunPi(env, f, path, add)
+		return dryRunExtension(env, f, path, add)
 	}
-	done, err := install.InstallPi(path, f.exe(), add, f.journal)
+	done, err := install.InstallExtension(path, f.exe(), add, f.journal)
 	for _, d := range done {
 		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
 	}
@@ -570,7 +407,7 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 		return fail(env, "%v", err)
 	}
 	// Wrapped servers are unwrapped on every uninstall, as for the other
-	// harnesses: Pi may have rewritten mcp.json since install.
+	// kinds: the harness may have rewritten its MCP config since install.
 	if f.wrapMCP || !add {
 		p, err := resolvePaths(env)
 		if err != nil {
@@ -602,18 +439,19 @@ func installPi(ctx context.Context, env Env, f installFlags, add bool) int {
 	if startDaemon(env, p, f.self) {
 		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
 	}
-	fmt.Fprintf(w, "\nPi loads the extension at its next start. Its hooks see MCP tools that Pi exposes directly\n")
-	fmt.Fprintf(w, "(\"exposure\": \"direct\" on the server in mcp.json), but never a result's _meta: for a server\n")
-	fmt.Fprintf(w, "that returns its token only there, run it through the proxy: 'ctxhook install pi --wrap-mcp <server>'.\n")
+	fmt.Fprintln(w)
+	for _, line := range notes(f.harness, dir) {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
 }
 
-// dryRunPi says what install (or uninstall) of the Pi extension would
+// dryRunExtension says what install (or uninstall) of the extension would
 // change, as the other harnesses' dry runs do.
-func dryRunPi(env Env, f installFlags, path string, add bool) int {
+func dryRunExtension(env Env, f installFlags, path string, add bool) int {
 	if !add {
 		if _, err := os.Stat(path); err == nil && !f.restored[path] {
 			fmt.Fprintf(env.Stdout, "dry run: would remove %s (if as ctxhook wrote it)\n", path)
@@ -621,7 +459,7 @@ func dryRunPi(env Env, f installFlags, path string, add bool) int {
 		code, _ := ownMCP(env, f, false)
 		return code
 	}
-	ext, err := install.PiExtension(f.exe())
+	ext, err := install.ExtensionFile(f.exe())
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -634,19 +472,19 @@ func dryRunPi(env Env, f installFlags, path string, add bool) int {
 	return 0
 }
 
-// installOpenCode writes or removes the OpenCode plugin, in OpenCode's
-// directories or a descendant's (Kilo CLI).
-func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int {
+// installLoader writes or removes the plugin loader, in OpenCode's
+// directories or a descendant's (harnesses of kind loader).
+func installLoader(ctx context.Context, env Env, f installFlags, add bool) int {
 	wd, _ := os.Getwd()
-	dir, err := install.PluginDir(f.harness, f.scope, env.Getenv, wd)
+	dir, err := f.harness.ConfigDir(f.scope, env.Getenv, wd)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	files := install.OpenCodePaths(f.harness, dir)
+	files := install.LoaderPaths(f.harness, dir)
 	if f.dryRun {
-		return dryRunOpenCode(env, f, files, add)
+		return dryRunLoader(env, f, files, add)
 	}
-	done, err := install.InstallOpenCode(files, f.self, plugin.Wasm, add, f.journal)
+	done, err := install.InstallLoader(files, f.self, plugin.Wasm, add, f.journal)
 	for _, d := range done {
 		fmt.Fprintln(env.Stdout, strings.ToUpper(d[:1])+d[1:])
 	}
@@ -673,18 +511,20 @@ func installOpenCode(ctx context.Context, env Env, f installFlags, add bool) int
 	if created, err := writeDefaultConfig(p.Config); err == nil && created {
 		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
 	}
-	fmt.Fprintf(w, "\n%s installs @extism/extism into %s on its next start (bun install).\n", f.harness.Title, dir)
-	fmt.Fprintf(w, "Offline, or to do it now: (cd %s && npm install)\n", install.ShellQuote(dir))
+	fmt.Fprintln(w)
+	for _, line := range notes(f.harness, dir) {
+		fmt.Fprintln(w, line)
+	}
 	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
 	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
 	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
 	return 0
 }
 
-// dryRunOpenCode says what install (or uninstall) of the OpenCode
-// loader would change, as the other harnesses' dry runs do: every file,
+// dryRunLoader says what install (or uninstall) of the plugin loader
+// would change, as the other harnesses' dry runs do: every file,
 // the MCP entry and ctxhook's config included.
-func dryRunOpenCode(env Env, f installFlags, files install.OpenCodeFiles, add bool) int {
+func dryRunLoader(env Env, f installFlags, files install.LoaderFiles, add bool) int {
 	if !add {
 		for _, p := range []string{files.Plugin, files.Wasm, files.Record} {
 			if _, err := os.Stat(p); err == nil && !f.restored[p] {
@@ -697,7 +537,7 @@ func dryRunOpenCode(env Env, f installFlags, files install.OpenCodeFiles, add bo
 		code, _ := ownMCP(env, f, false)
 		return code
 	}
-	plans, err := install.PlanOpenCode(files, f.self, plugin.Wasm, f.journal)
+	plans, err := install.PlanLoader(files, f.self, plugin.Wasm, f.journal)
 	if err != nil {
 		return fail(env, "%v", err)
 	}
@@ -735,55 +575,6 @@ func dryRunConfig(env Env) {
 	if _, err := os.Stat(p.Config); errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(env.Stderr, "ctxhook: dry run, would write ctxhook's commented config to %s\n", p.Config)
 	}
-}
-
-// harnessNotes are what a user of each harness must know after install.
-var harnessNotes = map[string][]string{
-	"claude-code": {
-		"Note: for relay-enabled servers, injecting the token also auto-approves the call",
-		"(Claude Code honours a changed input only with permissionDecision \"allow\").",
-		"Claude Code's hooks never see result _meta: for servers that return their token there,",
-		"run them through the proxy: 'ctxhook install claude-code --wrap-mcp <server>'.",
-	},
-	"codex": {
-		"IMPORTANT: Codex runs a new or changed hook only after you trust it. Start codex and",
-		"open /hooks to review and trust ctxhook's hooks; until then Codex skips them silently",
-		"('codex exec' included).",
-		"Note: for relay-enabled servers, injecting the token also approves the call",
-		"(Codex honours updatedInput only with permissionDecision \"allow\").",
-	},
-	"gemini": {
-		"Gemini CLI's hooks never see result _meta, so the relay cannot capture tokens there:",
-		"run relay servers through the proxy: 'ctxhook install gemini --wrap-mcp <server>'.",
-		"Hooks need hooksConfig.enabled (the default since Gemini CLI 0.26).",
-	},
-	"copilot": {
-		"Copilot's hooks see an MCP result as its text only, never its _meta: for servers that",
-		"return their token there, run them through the proxy: 'ctxhook install copilot --wrap-mcp <server>'.",
-		"Copilot also runs a repository's .claude/settings.json hooks: ctxhook's Claude Code hooks",
-		"leave Copilot's calls to these, so each call is recorded once.",
-	},
-	"qwen": {
-		"Qwen Code ignores a hook's changed input, so its hooks cannot relay a token: run relay",
-		"servers through the proxy: 'ctxhook install qwen --wrap-mcp <server>'. Capture and nudges",
-		"work through the hooks; results are not shaped (Qwen's hooks cannot replace them).",
-	},
-	"auggie": {
-		"Auggie's hooks see an MCP result as its text only, never its _meta: for servers that",
-		"return their token there, run them through the proxy: 'ctxhook install auggie --wrap-mcp <server>'.",
-		"Shaping does not apply: Auggie's hooks cannot replace a result.",
-	},
-	"droid": {
-		"Droid's hooks see an MCP result as its text only, never its _meta: for servers that",
-		"return their token there, run them through the proxy: 'ctxhook install droid --wrap-mcp <server>'.",
-		"Droid lists MCP tools only after the model asks for them (ToolSearch), or with",
-		"'droid exec --add-tools MCP:<server>'. Shaping does not apply: Droid's hooks cannot replace a result.",
-	},
-	"cursor": {
-		"Cursor names MCP tools without their server in preToolUse (\"MCP:<tool>\"). ctxhook",
-		"learns each tool's server from afterMCPExecution and injects a token only into tools",
-		"it has seen on exactly one relay server; see harness-configs/README.md, Cursor.",
-	},
 }
 
 // writeDefaultConfig writes the commented template unless a config exists.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"io/fs"
 	"os"
@@ -152,8 +153,8 @@ func TestInstallRoundTrip(t *testing.T) {
 	// names no command (a known exception: README).
 	var loaderDirs []string
 	for _, h := range harnesses {
-		if hh, _ := install.Lookup(h); hh.Plugin {
-			loaderDirs = append(loaderDirs, string(filepath.Separator)+hh.ProjectDir+string(filepath.Separator))
+		if hh, _ := install.Lookup(h); hh.Kind == harnessconfigs.KindLoader {
+			loaderDirs = append(loaderDirs, string(filepath.Separator)+hh.Dir.Project+string(filepath.Separator))
 		}
 	}
 	inLoaderDir := func(path string) bool {

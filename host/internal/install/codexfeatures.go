@@ -19,11 +19,11 @@ func CodexConfigPath(hooksPath string) string {
 	return filepath.Join(filepath.Dir(hooksPath), "config.toml")
 }
 
-// PlanCodexFeatures makes sure Codex's config.toml has hooks on
+// PlanFeaturesTOML makes sure Codex's config.toml has hooks on
 // ([features] hooks = true), or takes back what an install added. A value
 // the user set to false is kept in a comment and restored on uninstall.
 // It edits lines, not a parsed document, so comments and layout survive.
-func PlanCodexFeatures(path string, install bool) (Plan, error) {
+func PlanFeaturesTOML(path string, install bool) (Plan, error) {
 	p := Plan{Path: path}
 	before, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -153,8 +153,8 @@ func keyValue(line string) (key, value string, ok bool) {
 	return strings.TrimSpace(k), strings.TrimSpace(v), true
 }
 
-// CodexHooksDisabled reports whether config.toml turns hooks off.
-func CodexHooksDisabled(path string) bool {
+// HooksTurnedOff reports whether config.toml turns hooks off.
+func HooksTurnedOff(path string) bool {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return false

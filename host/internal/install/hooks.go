@@ -62,53 +62,6 @@ func Lookup(name string) (Harness, bool) {
 	return Harness{Harness: h}, ok
 }
 
-// HooksPath returns the file a harness reads hooks from, for a scope:
-// "user" (in the home directory, or the directory the harness's own
-// environment variable names) or "project" (under dir).
-func (h Harness) HooksPath(scope string, getenv func(string) string, dir string) (string, error) {
-	home := Home(getenv)
-	var user, project string
-	switch h.Name {
-	case Claude.Name:
-		user, project = filepath.Join(home, ".claude", "settings.json"), filepath.Join(dir, ".claude", "settings.json")
-		if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			user = filepath.Join(d, "settings.json")
-		}
-	case Codex.Name:
-		user, project = filepath.Join(home, ".codex", "hooks.json"), filepath.Join(dir, ".codex", "hooks.json")
-		if d := getenv("CODEX_HOME"); d != "" {
-			user = filepath.Join(d, "hooks.json")
-		}
-	case Gemini.Name:
-		user, project = filepath.Join(home, ".gemini", "settings.json"), filepath.Join(dir, ".gemini", "settings.json")
-	case Cursor.Name:
-		user, project = filepath.Join(home, ".cursor", "hooks.json"), filepath.Join(dir, ".cursor", "hooks.json")
-	case Copilot.Name:
-		user, project = filepath.Join(home, ".copilot", "settings.json"), filepath.Join(dir, ".github", "copilot", "settings.json")
-		if d := getenv("COPILOT_HOME"); d != "" {
-			user = filepath.Join(d, "settings.json")
-		}
-	case Qwen.Name:
-		user, project = filepath.Join(home, ".qwen", "settings.json"), filepath.Join(dir, ".qwen", "settings.json")
-	case Auggie.Name:
-		user, project = filepath.Join(home, ".augment", "settings.json"), filepath.Join(dir, ".augment", "settings.json")
-	case Droid.Name:
-		user, project = filepath.Join(home, ".factory", "settings.json"), filepath.Join(dir, ".factory", "settings.json")
-	default:
-		return "", fmt.Errorf("install: unknown harness %q", h.Name)
-	}
-	switch scope {
-	case "user":
-		if home == "" && !strings.HasPrefix(user, "/") {
-			return "", errors.New("install: HOME is not set")
-		}
-		return user, nil
-	case "project":
-		return project, nil
-	}
-	return "", fmt.Errorf("install: unknown scope %q (want user or project)", scope)
-}
-
 // Events lists the events ctxhook wires for the harness, in order.
 func (h Harness) Events() []string {
 	tmpl, _, err := h.template("ctxhook")
@@ -158,49 +111,12 @@ func PlanHooks(h Harness, path, exe string, install bool, known ...string) (Plan
 	}
 	// Always remove first: a re-install after the binary moved rewrites the
 	// command instead of adding a second copy.
-	for _, ev := range append([]string(nil), hooks.keys...) {
-		groups, removed, err := h.withoutOurs(hooks.vals[ev], ours)
-		if err != nil {
-			return p, fmt.Errorf("install: %s: hooks.%s: %v; nothing was changed", path, ev, err)
-		}
-		p.Removed += removed
-		if removed == 0 {
-			continue
-		}
-		if len(groups) == 0 {
-			hooks.del(ev)
-		} else {
-			hooks.set(ev, mustRaw(groups))
-		}
+	if p.Removed, err = h.removeOurs(hooks, ours, path); err != nil {
+		return p, err
 	}
 	if install {
-		tmpl, top, err := h.template(exe)
-		if err != nil {
+		if p.Added, err = h.addOurs(settings, hooks, ours, exe, path); err != nil {
 			return p, err
-		}
-		if bytes.Contains(tmpl.raw(), []byte(hooksecret.Placeholder)) {
-			return p, fmt.Errorf("install: %s: the hooks need ctxhook's hook secret, and none was made; nothing was changed", path)
-		}
-		// Keys beside hooks are added when missing and never changed: the
-		// user's own status line stays. Cursor's "version" is kept on
-		// uninstall too; ctxhook's own (Claude Code's statusLine, which
-		// names the binary) goes when it is still as install wrote it.
-		for _, k := range top.keys {
-			if cur, ok := settings.get(k); k != "hooks" && (!ok || ours.statusLine(cur)) {
-				settings.set(k, top.vals[k]) // ctxhook's own is rewritten, as its hooks are
-			}
-		}
-		for _, ev := range tmpl.keys {
-			var mine []json.RawMessage
-			json.Unmarshal(tmpl.vals[ev], &mine)
-			var groups []json.RawMessage
-			if raw, ok := hooks.get(ev); ok {
-				if err := json.Unmarshal(raw, &groups); err != nil {
-					return p, fmt.Errorf("install: %s: hooks.%s is not a list; nothing was changed", path, ev)
-				}
-			}
-			hooks.set(ev, mustRaw(append(groups, mine...)))
-			p.Added += len(mine)
 		}
 	}
 	if cur, ok := settings.get("statusLine"); !install && ok && ours.statusLine(cur) {
@@ -229,6 +145,64 @@ func PlanHooks(h Harness, path, exe string, install bool, known ...string) (Plan
 		}
 	}
 	return p, nil
+}
+
+// removeOurs takes ctxhook's handlers out of every event of hooks, and
+// the events left empty by that; it returns how many it removed.
+func (h Harness) removeOurs(hooks *object, ours ourHooks, path string) (int, error) {
+	n := 0
+	for _, ev := range append([]string(nil), hooks.keys...) {
+		groups, removed, err := h.withoutOurs(hooks.vals[ev], ours)
+		if err != nil {
+			return n, fmt.Errorf("install: %s: hooks.%s: %v; nothing was changed", path, ev, err)
+		}
+		n += removed
+		if removed == 0 {
+			continue
+		}
+		if len(groups) == 0 {
+			hooks.del(ev)
+		} else {
+			hooks.set(ev, mustRaw(groups))
+		}
+	}
+	return n, nil
+}
+
+// addOurs appends the template's handlers to each of its events in
+// hooks, and its other top-level keys to settings; it returns how many
+// handlers it added.
+func (h Harness) addOurs(settings, hooks *object, ours ourHooks, exe, path string) (int, error) {
+	tmpl, top, err := h.template(exe)
+	if err != nil {
+		return 0, err
+	}
+	if bytes.Contains(tmpl.raw(), []byte(hooksecret.Placeholder)) {
+		return 0, fmt.Errorf("install: %s: the hooks need ctxhook's hook secret, and none was made; nothing was changed", path)
+	}
+	// Keys beside hooks are added when missing and never changed: the
+	// user's own status line stays. Cursor's "version" is kept on
+	// uninstall too; ctxhook's own (Claude Code's statusLine, which
+	// names the binary) goes when it is still as install wrote it.
+	for _, k := range top.keys {
+		if cur, ok := settings.get(k); k != "hooks" && (!ok || ours.statusLine(cur)) {
+			settings.set(k, top.vals[k]) // ctxhook's own is rewritten, as its hooks are
+		}
+	}
+	added := 0
+	for _, ev := range tmpl.keys {
+		var mine []json.RawMessage
+		json.Unmarshal(tmpl.vals[ev], &mine)
+		var groups []json.RawMessage
+		if raw, ok := hooks.get(ev); ok {
+			if err := json.Unmarshal(raw, &groups); err != nil {
+				return 0, fmt.Errorf("install: %s: hooks.%s is not a list; nothing was changed", path, ev)
+			}
+		}
+		hooks.set(ev, mustRaw(append(groups, mine...)))
+		added += len(mine)
+	}
+	return added, nil
 }
 
 // loadJSON reads a JSON config file as an object; a missing file is an
@@ -374,7 +348,7 @@ func HookClient(exe string) string {
 // (hooksecret) goes into each mcp_tool hook's input as a literal: the
 // server answers only calls that carry it.
 func WithMCPToolHooks(h Harness, secret string) Harness {
-	h.Hooks = strings.TrimSuffix(h.Hooks, ".json") + "-mcp_tool.json"
+	h.Hooks = h.MCPToolHooks
 	h.Secret = secret
 	return h
 }

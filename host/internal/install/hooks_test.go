@@ -341,7 +341,7 @@ func TestCodexFeatures(t *testing.T) {
 				os.WriteFile(path, []byte(tt.before), 0o600)
 			}
 			for i := 0; i < 2; i++ { // the second install changes nothing
-				p, err := PlanCodexFeatures(path, true)
+				p, err := PlanFeaturesTOML(path, true)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -350,10 +350,10 @@ func TestCodexFeatures(t *testing.T) {
 				}
 				testJournal(t).Write(p, true)
 			}
-			if CodexHooksDisabled(path) {
+			if HooksTurnedOff(path) {
 				t.Error("hooks still disabled after install")
 			}
-			u, _ := PlanCodexFeatures(path, false)
+			u, _ := PlanFeaturesTOML(path, false)
 			if string(u.After) != tt.before {
 				t.Fatalf("uninstall:\n%q\nwant\n%q", u.After, tt.before)
 			}
@@ -398,19 +398,19 @@ func TestCodexMCP(t *testing.T) {
 	path := filepath.Join(testdir.New(t), "config.toml")
 	user := "model = \"o4\"\n\n[features] # added by ctxhook\nhooks = true # added by ctxhook\n"
 	os.WriteFile(path, []byte(user), 0o600)
-	p, _, err := PlanCodexMCP(path, "/opt/ctxhook", true)
+	p, _, err := PlanTOMLMCP(path, "/opt/ctxhook", true)
 	if err != nil || !p.Changed || !strings.Contains(string(p.After), "[mcp_servers.ctxhook]") || !strings.Contains(string(p.After), `command = "/opt/ctxhook"`) {
 		t.Fatalf("add: %v\n%s", err, p.After)
 	}
 	testJournal(t).Write(p, true)
-	if p2, _, _ := PlanCodexMCP(path, "/opt/ctxhook", true); p2.Changed {
+	if p2, _, _ := PlanTOMLMCP(path, "/opt/ctxhook", true); p2.Changed {
 		t.Error("second add changed the file")
 	}
 	// The features plan leaves the MCP table alone, and the other way round.
-	if f, _ := PlanCodexFeatures(path, true); f.Changed {
+	if f, _ := PlanFeaturesTOML(path, true); f.Changed {
 		t.Errorf("features plan touched the MCP table:\n%s", f.After)
 	}
-	p, _, _ = PlanCodexMCP(path, "/opt/ctxhook", false)
+	p, _, _ = PlanTOMLMCP(path, "/opt/ctxhook", false)
 	if string(p.After) != user {
 		t.Errorf("remove:\n%q\nwant\n%q", p.After, user)
 	}

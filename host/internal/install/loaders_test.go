@@ -23,14 +23,14 @@ func TestLoaderFilesOnlyOurs(t *testing.T) {
 		path   func(dir string) string
 		run    func(dir string, j Journal, install bool) error
 	}{
-		{"opencode", adapters.OpenCodeMarker, func(dir string) string { return OpenCodePaths(OpenCode, dir).Plugin },
+		{"opencode", adapters.OpenCodeMarker, func(dir string) string { return LoaderPaths(OpenCode, dir).Plugin },
 			func(dir string, j Journal, install bool) error {
-				_, err := InstallOpenCode(OpenCodePaths(OpenCode, dir), "/opt/bin/ctxhook", wasm, install, j)
+				_, err := InstallLoader(LoaderPaths(OpenCode, dir), "/opt/bin/ctxhook", wasm, install, j)
 				return err
 			}},
-		{"pi", adapters.PiMarker, PiExtensionPath,
+		{"pi", adapters.PiMarker, ExtensionPath,
 			func(dir string, j Journal, install bool) error {
-				_, err := InstallPi(PiExtensionPath(dir), "/opt/bin/ctxhook", install, j)
+				_, err := InstallExtension(ExtensionPath(dir), "/opt/bin/ctxhook", install, j)
 				return err
 			}},
 	}

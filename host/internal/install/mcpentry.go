@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -23,74 +22,6 @@ type MCPEntry struct {
 	Keys []string
 	// Entry builds ctxhook's entry for the binary exe.
 	Entry func(exe string) any
-}
-
-func stdioEntry(typed bool) func(string) any {
-	return func(exe string) any {
-		e := map[string]any{"command": exe, "args": []string{"mcp"}}
-		if typed {
-			e["type"] = "stdio"
-		}
-		return e
-	}
-}
-
-// MCPEntryFor returns where ctxhook's MCP server goes for a harness and
-// scope; ok is false for Codex CLI, whose servers live in TOML (see
-// PlanCodexMCP).
-func MCPEntryFor(h Harness, scope string, getenv func(string) string, dir string) (MCPEntry, bool) {
-	home := Home(getenv)
-	// besideHooks is a file in the directory of the harness's hooks file,
-	// or ("") the hooks file itself.
-	besideHooks := func(name string, entry func(string) any) (MCPEntry, bool) {
-		p, err := h.HooksPath(scope, getenv, dir)
-		if err != nil {
-			return MCPEntry{}, false
-		}
-		if name != "" {
-			p = filepath.Join(filepath.Dir(p), name)
-		}
-		return MCPEntry{p, []string{"mcpServers"}, entry}, true
-	}
-	switch h.Name {
-	case Claude.Name:
-		if scope == "project" {
-			return MCPEntry{filepath.Join(dir, ".mcp.json"), []string{"mcpServers"}, stdioEntry(true)}, true
-		}
-		return MCPEntry{filepath.Join(home, ".claude.json"), []string{"mcpServers"}, stdioEntry(true)}, true
-	case Gemini.Name, Qwen.Name, Auggie.Name:
-		return besideHooks("", stdioEntry(false))
-	case Copilot.Name:
-		return besideHooks("mcp-config.json", func(exe string) any {
-			return map[string]any{"type": "local", "command": exe, "args": []string{"mcp"}, "tools": []string{"*"}}
-		})
-	case Cursor.Name, Droid.Name:
-		return besideHooks("mcp.json", stdioEntry(h.Name == Droid.Name))
-	}
-	if h.Extension {
-		// Pi's own MCP: a server's tools reach the model by name only with
-		// "exposure": "direct" (the default hands it one scripting tool).
-		d, err := PiDir(h, scope, getenv, dir)
-		if err != nil {
-			return MCPEntry{}, false
-		}
-		return MCPEntry{filepath.Join(d, "mcp.json"), []string{"mcpServers"}, func(exe string) any {
-			return map[string]any{"command": exe, "args": []string{"mcp"}, "exposure": "direct"}
-		}}, true
-	}
-	if h.Plugin {
-		d, err := PluginDir(h, scope, getenv, dir)
-		if err != nil {
-			return MCPEntry{}, false
-		}
-		if scope == "project" {
-			d = dir // opencode.json, kilo.json: at the project's root
-		}
-		return MCPEntry{filepath.Join(d, h.ConfigFile), []string{"mcp"}, func(exe string) any {
-			return map[string]any{"type": "local", "command": []string{exe, "mcp"}, "enabled": true}
-		}}, true
-	}
-	return MCPEntry{}, false
 }
 
 // isOurMCP reports whether a server entry runs `ctxhook mcp`.
@@ -192,10 +123,10 @@ const codexMCPMark = "# ctxhook's MCP server, added by ctxhook install"
 // codexMCPHeader starts that table.
 const codexMCPHeader = "[mcp_servers.ctxhook] " + codexMCPMark
 
-// PlanCodexMCP adds or removes ctxhook's MCP server in Codex's
+// PlanTOMLMCP adds or removes ctxhook's MCP server in Codex's
 // config.toml, as lines marked like the [features] ones. A table of the
 // user's named ctxhook is left alone.
-func PlanCodexMCP(path, exe string, add bool) (Plan, string, error) {
+func PlanTOMLMCP(path, exe string, add bool) (Plan, string, error) {
 	p := Plan{Path: path}
 	before, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

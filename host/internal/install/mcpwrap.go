@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,17 +16,6 @@ import (
 type MCPTarget struct {
 	Path string   // the file
 	Keys []string // the JSON path to the mcpServers object
-}
-
-// ClaudeMCPTargets lists where Claude Code keeps MCP servers for a scope:
-// "user" is ~/.claude.json (its user-wide servers and this directory's
-// local ones), "project" is dir/.mcp.json.
-func ClaudeMCPTargets(scope, home, dir string) []MCPTarget {
-	if scope == "project" {
-		return []MCPTarget{{Path: filepath.Join(dir, ".mcp.json"), Keys: []string{"mcpServers"}}}
-	}
-	cfg := filepath.Join(home, ".claude.json")
-	return []MCPTarget{{Path: cfg, Keys: []string{"mcpServers"}}, {Path: cfg, Keys: []string{"projects", dir, "mcpServers"}}}
 }
 
 // WrapResult says what WrapMCP did to one target.
@@ -80,37 +68,12 @@ func WrapMCP(t MCPTarget, exe string, names []string, wrap bool) (WrapResult, er
 			}
 			continue
 		}
-		entry, err := parseObject(servers.vals[name])
-		if err != nil {
-			res.Skipped[name] = "not an object"
-			continue
+		entry, why := rewrapped(servers.vals[name], name, exe, wrap)
+		if why != "" {
+			res.Skipped[name] = why
 		}
-		var cmd string
-		var args []string
-		json.Unmarshal(entry.vals["command"], &cmd)
-		json.Unmarshal(entry.vals["args"], &args)
-		wrapped := IsProxyCommand(cmd, args, exe)
-		switch {
-		case wrap && wrapped:
-			res.Skipped[name] = "already wrapped"
+		if entry == nil {
 			continue
-		case !wrap && !wrapped:
-			continue
-		case wrap && (cmd == "" || entry.vals["url"] != nil):
-			res.Skipped[name] = "not a stdio server (the proxy speaks stdio only for now)"
-			continue
-		}
-		if wrap {
-			entry.set("command", mustRaw(exe))
-			entry.set("args", mustRaw(append([]string{"proxy", "--name", name, "--", cmd}, args...)))
-		} else {
-			orig := args[slices.Index(args, "--")+1:]
-			entry.set("command", mustRaw(orig[0]))
-			if len(orig) > 1 {
-				entry.set("args", mustRaw(orig[1:]))
-			} else {
-				entry.del("args") // it had none: wrapping added the key
-			}
 		}
 		servers.set(name, entry.raw())
 		res.Changed = append(res.Changed, name)
@@ -128,6 +91,42 @@ func WrapMCP(t MCPTarget, exe string, names []string, wrap bool) (WrapResult, er
 	res.Plan.After = after
 	res.Plan.Changed = !bytes.Equal(before, after)
 	return res, nil
+}
+
+// rewrapped is a server entry run through the proxy (wrap) or as it was
+// before; nil when it is to be left as it is, and why when the user
+// should hear it.
+func rewrapped(raw json.RawMessage, name, exe string, wrap bool) (*object, string) {
+	entry, err := parseObject(raw)
+	if err != nil {
+		return nil, "not an object"
+	}
+	var cmd string
+	var args []string
+	json.Unmarshal(entry.vals["command"], &cmd)
+	json.Unmarshal(entry.vals["args"], &args)
+	wrapped := IsProxyCommand(cmd, args, exe)
+	switch {
+	case wrap && wrapped:
+		return nil, "already wrapped"
+	case !wrap && !wrapped:
+		return nil, ""
+	case wrap && (cmd == "" || entry.vals["url"] != nil):
+		return nil, "not a stdio server (the proxy speaks stdio only for now)"
+	}
+	if wrap {
+		entry.set("command", mustRaw(exe))
+		entry.set("args", mustRaw(append([]string{"proxy", "--name", name, "--", cmd}, args...)))
+		return entry, ""
+	}
+	orig := args[slices.Index(args, "--")+1:]
+	entry.set("command", mustRaw(orig[0]))
+	if len(orig) > 1 {
+		entry.set("args", mustRaw(orig[1:]))
+	} else {
+		entry.del("args") // it had none: wrapping added the key
+	}
+	return entry, ""
 }
 
 // IsProxyCommand reports whether an MCP server entry runs `ctxhook proxy`.

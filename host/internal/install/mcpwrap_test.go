@@ -25,7 +25,7 @@ func TestWrapAndUnwrap(t *testing.T) {
 	dir := testdir.New(t)
 	path := filepath.Join(dir, ".claude.json")
 	os.WriteFile(path, []byte(claudeJSON), 0o600)
-	targets := ClaudeMCPTargets("user", dir, "/work/app")
+	targets := MCPTargets(Claude, "user", func(k string) string { return map[string]string{"HOME": dir}[k] }, "/work/app")
 	var wrapped []string
 	for _, tg := range targets {
 		res, err := WrapMCP(tg, "/opt/ctxhook", nil, true)

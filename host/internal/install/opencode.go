@@ -29,32 +29,15 @@ import (
 // ExtismVersion is the @extism/extism release the loader is tested with.
 const ExtismVersion = "1.0.3"
 
-// PluginDir returns a plugin harness's config directory for a scope.
-func PluginDir(h Harness, scope string, getenv func(string) string, dir string) (string, error) {
-	switch scope {
-	case "user":
-		if x := getenv("XDG_CONFIG_HOME"); x != "" {
-			return filepath.Join(x, h.ConfigDir), nil
-		}
-		if home := Home(getenv); home != "" {
-			return filepath.Join(home, ".config", h.ConfigDir), nil
-		}
-		return "", errors.New("install: HOME is not set")
-	case "project":
-		return filepath.Join(dir, h.ProjectDir), nil
-	}
-	return "", fmt.Errorf("install: unknown scope %q (want user or project)", scope)
-}
-
-// OpenCodeFiles names what install writes under Dir for Harness.
-type OpenCodeFiles struct {
+// LoaderFiles names what install writes under Dir for Harness.
+type LoaderFiles struct {
 	Harness                                string
 	Dir, Plugin, Wasm, Record, PackageJSON string
 }
 
-// OpenCodePaths returns the files for a plugin harness's config directory.
-func OpenCodePaths(h Harness, dir string) OpenCodeFiles {
-	return OpenCodeFiles{Harness: h.Name, Dir: dir, Plugin: filepath.Join(dir, "plugins", "ctxhook.js"),
+// LoaderPaths returns the files for a plugin harness's config directory.
+func LoaderPaths(h Harness, dir string) LoaderFiles {
+	return LoaderFiles{Harness: h.Name, Dir: dir, Plugin: filepath.Join(dir, "plugins", "ctxhook.js"),
 		Wasm: filepath.Join(dir, "ctxhook", "plugin.wasm"), Record: filepath.Join(dir, "ctxhook", "installed.json"),
 		PackageJSON: filepath.Join(dir, "package.json")}
 }
@@ -63,9 +46,9 @@ type openCodeRecord struct {
 	AddedDependency bool `json:"added_dependency"`
 }
 
-// InstallOpenCode writes (install=true) or removes the plugin, through the
+// InstallLoader writes (install=true) or removes the plugin, through the
 // journal. It returns one line per change, for the user.
-func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j Journal) ([]string, error) {
+func InstallLoader(f LoaderFiles, exe string, wasm []byte, install bool, j Journal) ([]string, error) {
 	var done []string
 	bundle, rec, err := openCodeStart(f, exe, j)
 	if err != nil {
@@ -129,11 +112,11 @@ func InstallOpenCode(f OpenCodeFiles, exe string, wasm []byte, install bool, j J
 	return done, nil
 }
 
-// PlanOpenCode returns every file install writes for the plugin, in the
+// PlanLoader returns every file install writes for the plugin, in the
 // order it writes them (plugin.wasm, the loader, package.json, the
 // record of what it added), each with Changed saying whether install
 // would change it: what a dry run shows.
-func PlanOpenCode(f OpenCodeFiles, exe string, wasm []byte, j Journal) ([]Plan, error) {
+func PlanLoader(f LoaderFiles, exe string, wasm []byte, j Journal) ([]Plan, error) {
 	bundle, rec, err := openCodeStart(f, exe, j)
 	if err != nil {
 		return nil, err
@@ -144,7 +127,7 @@ func PlanOpenCode(f OpenCodeFiles, exe string, wasm []byte, j Journal) ([]Plan, 
 // openCodeStart is what install and its plan both begin with: the loader
 // this binary writes, refused when a loader at its path is not ctxhook's
 // (or was changed since), and the record of what was installed before.
-func openCodeStart(f OpenCodeFiles, exe string, j Journal) ([]byte, openCodeRecord, error) {
+func openCodeStart(f LoaderFiles, exe string, j Journal) ([]byte, openCodeRecord, error) {
 	var rec openCodeRecord
 	bundle, err := adapters.OpenCodeBundle(f.Wasm, exe, f.Harness)
 	if err != nil {
@@ -161,7 +144,7 @@ func openCodeStart(f OpenCodeFiles, exe string, j Journal) ([]byte, openCodeReco
 
 // planOpenCode plans install's files; rec is the record install keeps
 // (whether it added the dependency), as it stands.
-func planOpenCode(f OpenCodeFiles, exe string, bundle, wasm []byte, rec openCodeRecord) ([]Plan, error) {
+func planOpenCode(f LoaderFiles, exe string, bundle, wasm []byte, rec openCodeRecord) ([]Plan, error) {
 	var plans []Plan
 	for _, w := range []struct {
 		path, exe string
@@ -220,15 +203,15 @@ func planDependency(path string, add bool) (Plan, error) {
 	return p, nil
 }
 
-// OpenCodeStatus says what doctor needs to know.
-type OpenCodeStatus struct {
+// LoaderStatus says what doctor needs to know.
+type LoaderStatus struct {
 	Plugin, WasmCurrent, Dependency, DependencyInstalled bool
 }
 
-// CheckOpenCode inspects an installed plugin against the running binary's
+// CheckLoader inspects an installed plugin against the running binary's
 // plugin.wasm.
-func CheckOpenCode(f OpenCodeFiles, wasm []byte) OpenCodeStatus {
-	var s OpenCodeStatus
+func CheckLoader(f LoaderFiles, wasm []byte) LoaderStatus {
+	var s LoaderStatus
 	if b, err := os.ReadFile(f.Plugin); err == nil && bytes.HasPrefix(b, []byte(adapters.OpenCodeMarker)) {
 		s.Plugin = true
 	}

@@ -3,11 +3,9 @@ package install
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
@@ -56,13 +54,13 @@ func (h Harness) ours(exes []string) (ourHooks, error) {
 // templates are the harness's hooks templates, each form install writes
 // (Claude Code's commands and its mcp_tool hooks).
 func (h Harness) templates() []string {
-	if h.Hooks == "" {
-		return nil
+	r, ok := harnessconfigs.Lookup(h.Name)
+	if !ok {
+		r = h.Harness
 	}
-	base := strings.TrimSuffix(strings.TrimSuffix(h.Hooks, ".json"), "-mcp_tool")
 	var out []string
-	for _, f := range []string{base + ".json", base + "-mcp_tool.json"} {
-		if _, err := fs.Stat(harnessconfigs.FS, f); err == nil {
+	for _, f := range []string{r.Hooks, r.MCPToolHooks} {
+		if f != "" {
 			out = append(out, f)
 		}
 	}

@@ -6,20 +6,27 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/claude"
-	"github.com/ctxhook/ctxhook/plugin/internal/gemini"
 	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
 	"github.com/ctxhook/ctxhook/plugin/modeltext"
 )
 
-// claudeHook is one Claude Code (or Codex CLI) hook call.
-type claudeHook struct{ p *claude.Payload }
+// claudeHook is one hook call in Claude Code's dialect: Claude Code's
+// own, or a descendant's (claudekin.go), whose differences are its kin.
+type claudeHook struct {
+	p   *claude.Payload
+	kin claudeKin
+}
 
-func parseClaude(payload string, e *jsonfast.Expander) (dialect, error) {
-	p, err := claude.ParseWith(rawBytes(payload), e)
-	if err != nil {
-		return nil, err
+// parseClaudeAs parses payloads of Claude Code's dialect for one harness
+// speaking it.
+func parseClaudeAs(kin claudeKin) parser {
+	return func(payload string, e *jsonfast.Expander) (dialect, error) {
+		p, err := claude.ParseWith(rawBytes(payload), e)
+		if err != nil {
+			return nil, err
+		}
+		return claudeHook{p, kin}, nil
 	}
-	return claudeHook{p}, nil
 }
 
 func (h claudeHook) session() string { return orUnknown(h.p.SessionID) }
@@ -29,15 +36,15 @@ func (h claudeHook) decide(d *decision, event string) {
 	if p.HookEventName != "" {
 		event = p.HookEventName // what the harness actually fired
 	}
-	switch {
-	case d.req.Harness == abi.HarnessCopilot:
+	if h.kin.answer != nil {
 		defer func() {
-			d.stdout = claude.ContextAtTop(d.stdout)
+			d.stdout = h.kin.answer(d.stdout)
 			if d.unstored != nil {
-				d.unstored.Stdout = claude.ContextAtTop(d.unstored.Stdout)
+				d.unstored.Stdout = h.kin.answer(d.unstored.Stdout)
 			}
 		}()
-	case d.req.Harness == abi.HarnessClaudeCode && p.Foreign() != "":
+	}
+	if h.kin.leavesForeign && p.Foreign() != "" {
 		// Cursor (its third-party hooks setting) and Copilot run Claude
 		// Code's hooks as well as their own: ctxhook's cursor and copilot
 		// hooks decide their calls, so each is recorded and counted once.
@@ -53,10 +60,9 @@ func (h claudeHook) decide(d *decision, event string) {
 		})
 	case claude.PostToolUse, claude.PostToolUseFailure:
 		// Codex ignores updatedMCPToolOutput: only Claude Code is shaped.
-		canReplace := d.req.Harness == abi.HarnessClaudeCode
 		c := h.call(d, event)
 		h.overflow(d, &c)
-		d.postTool(c, canReplace, func(context, replacement string) string {
+		d.postTool(c, h.kin.canReplace, func(context, replacement string) string {
 			return claude.PostToolUseOutput(event, context, replacement)
 		})
 	case claude.UserPromptSubmit:
@@ -71,7 +77,7 @@ func (h claudeHook) decide(d *decision, event string) {
 		// The user hears when the tool hooks will not be answered (only
 		// Claude Code has mcp_tool hooks; the host says why).
 		warn := ""
-		if d.req.Harness == abi.HarnessClaudeCode {
+		if h.kin.mcpToolHooks {
 			warn = d.req.HookServer
 		}
 		d.stdout = claude.SessionStartOutput(d.blockAt(p.Source), warn)
@@ -118,7 +124,7 @@ func (h claudeHook) overflow(d *decision, c *toolCall) {
 // transcript (Claude Code and Codex name it in every payload). Droid's
 // and Qwen Code's are in formats of their own, which ctxhook does not read.
 func (h claudeHook) indexTranscript(d *decision, final bool) {
-	if h.p.TranscriptPath == "" || d.req.Harness != abi.HarnessClaudeCode && d.req.Harness != abi.HarnessCodex {
+	if h.p.TranscriptPath == "" || !h.kin.transcripts {
 		return
 	}
 	d.effects = append(d.effects, abi.Effect{Op: abi.OpIndexTranscript, Session: d.session,
@@ -129,23 +135,9 @@ func (h claudeHook) call(d *decision, event string) toolCall {
 	p := h.p
 	c := toolCall{event: event, cwd: p.Cwd, tool: p.ToolName, toolUseID: p.ToolUseID,
 		category: classify.Tool(p.ToolName), input: p.ToolInput, response: p.ToolResponse}
-	switch d.req.Harness {
-	case abi.HarnessDroid:
-		c.server, c.mcpTool, c.isMCP = classify.DroidName(p.ToolName)
-	case abi.HarnessCopilot:
-		c.server, c.mcpTool, c.isMCP = classify.CopilotName(p.ToolName, d.serverNames())
-		if text, failed, ok := p.CopilotResult(); ok {
-			c.response, _ = json.Marshal(text)
-			c.failed = failed
-		}
-	case abi.HarnessQwen:
-		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
-		c.noInject = true
-		if r, ok := gemini.DecodeResponse(p.ToolResponse); ok && len(r.LLMContent) > 0 {
-			c.capture, c.failed = r.AsMCPResult(), r.Failed()
-		}
-	default:
-		c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+	c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+	if h.kin.tool != nil {
+		h.kin.tool(d, p, &c)
 	}
 	if c.isMCP { // the names of Droid's and Copilot's MCP tools have no mcp__ prefix
 		c.category = abi.CategoryMCP

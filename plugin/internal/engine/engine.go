@@ -46,24 +46,41 @@ func parse(harness, payload string, e *jsonfast.Expander) (dialect, error) {
 	return d, err
 }
 
+// A parser reads one harness's payload into its dialect.
+type parser func(payload string, e *jsonfast.Expander) (dialect, error)
+
+// dialects maps each harness, and the plugin's other request kinds, to
+// the dialect that reads it. A descendant names its parent and reads
+// with the parent's parser, given its kin (claudekin.go); the parent
+// never asks which harness it serves. harness-configs/harnesses.json
+// names the same parents (TestDialectsMatchRegistry).
+var dialects = map[string]struct {
+	parent string
+	parse  parser
+}{
+	abi.HarnessClaudeCode: {"", parseClaudeAs(claudeCodeKin)},
+	abi.HarnessCodex:      {abi.HarnessClaudeCode, parseClaudeAs(codexKin)},
+	abi.HarnessDroid:      {abi.HarnessClaudeCode, parseClaudeAs(droidKin)},
+	abi.HarnessCopilot:    {abi.HarnessClaudeCode, parseClaudeAs(copilotKin)},
+	abi.HarnessQwen:       {abi.HarnessClaudeCode, parseClaudeAs(qwenKin)},
+	abi.HarnessGemini:     {"", plain(parseGemini)},
+	abi.HarnessCursor:     {"", plain(parseCursor)},
+	abi.HarnessAuggie:     {"", plain(parseAuggie)},
+	abi.HarnessPi:         {"", plain(parsePi)},
+	abi.HarnessOpenCode:   {"", plain(parseOpenCode)},
+	abi.HarnessKilo:       {abi.HarnessOpenCode, plain(parseOpenCode)},
+	abi.HarnessMCPProxy:   {"", parseProxy},
+	abi.HarnessTranscript: {"", plain(parseTranscript)},
+}
+
+// plain is a parser that needs no expander.
+func plain(f func(payload string) (dialect, error)) parser {
+	return func(payload string, _ *jsonfast.Expander) (dialect, error) { return f(payload) }
+}
+
 func parseAs(harness, payload string, e *jsonfast.Expander) (dialect, error) {
-	switch harness {
-	case abi.HarnessClaudeCode, abi.HarnessCodex, abi.HarnessDroid, abi.HarnessCopilot, abi.HarnessQwen:
-		return parseClaude(payload, e)
-	case abi.HarnessGemini:
-		return parseGemini(payload)
-	case abi.HarnessCursor:
-		return parseCursor(payload)
-	case abi.HarnessAuggie:
-		return parseAuggie(payload)
-	case abi.HarnessPi:
-		return parsePi(payload)
-	case abi.HarnessOpenCode, abi.HarnessKilo:
-		return parseOpenCode(payload)
-	case abi.HarnessMCPProxy:
-		return parseProxy(payload, e)
-	case abi.HarnessTranscript:
-		return parseTranscript(payload)
+	if d, ok := dialects[harness]; ok {
+		return d.parse(payload, e)
 	}
 	return nil, fmt.Errorf("%w %q", ErrHarness, harness)
 }
