@@ -140,6 +140,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 		}
 	}
 
+	doctorShared(env, p, okf, bad, info)
 	if corrupt, _ := filepath.Glob(filepath.Join(p.SpoolDir(), "*.corrupt")); len(corrupt) > 0 {
 		bad("%d spool file(s) in %s could not be read back and were set aside (*.corrupt, not stored): look at them, then delete them", len(corrupt), p.SpoolDir())
 	}

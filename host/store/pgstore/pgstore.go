@@ -168,3 +168,13 @@ func literal(conn *pgx.Conn, s string) (string, error) {
 	}
 	return q, nil
 }
+
+// Where names a URL's server and database without its user or password,
+// for messages and reports.
+func Where(url string) (string, error) {
+	c, err := pgx.ParseConfig(url)
+	if err != nil {
+		return "", errors.New("pgstore: not a PostgreSQL URL")
+	}
+	return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database), nil
+}

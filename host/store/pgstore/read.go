@@ -18,14 +18,17 @@ const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, serv
 	left(response, $1), left(body_text, $1), response_bytes, truncated, redactions, event_key, context_bytes,
 	octet_length(response), octet_length(body_text)`
 
-func scanEvent(row pgx.Row) (store.Event, error) {
+// scanEvent reads an event; with head, its bodies cut to their heads.
+func scanEvent(row pgx.Row, head bool) (store.Event, error) {
 	var e store.Event
 	var rb, red, cb int64
 	err := row.Scan(&e.ID, &e.TimeMS, &e.Session, &e.Harness, &e.HookEvent, &e.Category, &e.Tool, &e.Server,
 		&e.ToolUseID, &e.Cwd, &e.Args, &e.Response, &e.Text, &rb, &e.Truncated, &red, &e.Key, &cb,
 		&e.ResponseSize, &e.TextSize)
 	e.ResponseBytes, e.Redactions, e.ContextBytes = int(rb), int(red), int(cb)
-	e.Response, e.Text = headBytes(e.Response), headBytes(e.Text)
+	if head {
+		e.Response, e.Text = headBytes(e.Response), headBytes(e.Text)
+	}
 	if int64(len(e.Response)) < e.ResponseSize {
 		e.ResponseParts = 1
 	}
@@ -51,7 +54,7 @@ func headBytes(s string) string {
 func (s *Store) Event(id int64) (store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events WHERE id = $2`, store.HeadSize, id))
+	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events WHERE id = $2`, store.HeadSize, id), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return e, fmt.Errorf("%w: event %d", store.ErrNotFound, id)
 	}
@@ -70,7 +73,7 @@ func (s *Store) EventByRef(ref string) (store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events
-		WHERE event_key = $2 AND event_key <> '' ORDER BY id LIMIT 1`, store.HeadSize, ref))
+		WHERE event_key = $2 AND event_key <> '' ORDER BY id LIMIT 1`, store.HeadSize, ref), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return e, fmt.Errorf("%w: event %q", store.ErrNotFound, ref)
 	}
