@@ -1,0 +1,91 @@
+package team
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestOffline: the database is stopped for 60 s while 1,000 hooks run
+// across the six homes. Every hook answers within its deadline (the
+// hooks never wait on the network), `ctxhook store status` says how many
+// wait, and once the database is back every event arrives exactly once.
+func TestOffline(t *testing.T) {
+	needPG(t)
+	if testing.Short() {
+		t.Skip("a 60 s outage (runs without -short)")
+	}
+	hs := homes(t)
+	for _, h := range hs { // each home's daemon up and its plugin compiled first
+		if _, err := h.hook(t, h.payload(t, "tickets", "warm-up of "+h.machine)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const total, outage, deadline = 1000, 60 * time.Second, 10 * time.Second
+	if err := cluster.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	resumed := false
+	defer func() {
+		if !resumed {
+			cluster.Resume()
+		}
+	}()
+	slowest := runHooks(t, hs, total)
+	ran := time.Since(paused)
+	// The hook client answers by its deadline; a second more for the
+	// process to start and exit on a loaded machine (as the chaos tests).
+	if slowest > deadline+time.Second {
+		t.Errorf("the slowest hook took %v, past its %v deadline", slowest, deadline)
+	}
+	time.Sleep(5 * time.Second) // the shippers try, and fail
+	out, _, _ := hs[0].ctxhook(t, "store", "status")
+	if !contains(out, "unreachable", "wait in the local store") {
+		t.Errorf("store status during the outage: %q", out)
+	}
+	time.Sleep(time.Until(paused.Add(outage)))
+	if err := cluster.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	resumed = true
+	back := time.Now()
+	n := waitFor(t, 150*time.Second, total, `SELECT count(*) FROM ctxhook_events WHERE body_text LIKE 'offline-marker %'`)
+	distinct := adminCount(t, `SELECT count(DISTINCT body_text) FROM ctxhook_events WHERE body_text LIKE 'offline-marker %'`)
+	t.Logf("%d hooks in %v while down (slowest %v); all arrived %v after the database returned", total, ran, slowest, time.Since(back))
+	if n != total || distinct != total {
+		t.Fatalf("%d events arrived (%d distinct), want %d exactly once", n, distinct, total)
+	}
+	time.Sleep(3 * time.Second) // a late duplicate would show now
+	if n := adminCount(t, `SELECT count(*) FROM ctxhook_events WHERE body_text LIKE 'offline-marker %'`); n != total {
+		t.Fatalf("%d events after a further wait, want %d", n, total)
+	}
+}
+
+// runHooks runs total hooks, one worker per home, and returns the
+// slowest hook's time. A hook that fails fails the test.
+func runHooks(t *testing.T, hs []*home, total int) time.Duration {
+	var mu sync.Mutex
+	var slowest time.Duration
+	var wg sync.WaitGroup
+	for w, h := range hs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < total; i += len(hs) {
+				text := fmt.Sprintf("offline-marker %04d from %s on %s", i, h.user, h.machine)
+				took, err := h.hook(t, h.payload(t, "tickets", text))
+				mu.Lock()
+				slowest = max(slowest, took)
+				mu.Unlock()
+				if err != nil {
+					t.Errorf("hook %d: %v", i, strings.TrimSpace(err.Error()))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return slowest
+}
