@@ -14,17 +14,24 @@ import (
 // eventCols are what scanEvent reads: the bodies' heads (store.HeadSize
 // bytes of each, cut on a character) and their whole sizes, as the SQLite
 // store's Event gives them.
-const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd, args,
-	left(response, $1), left(body_text, $1), response_bytes, truncated, redactions, event_key, context_bytes,
-	octet_length(response), octet_length(body_text)`
+var eventCols = headCols("$1")
 
-// scanEvent reads an event; with head, its bodies cut to their heads.
-func scanEvent(row pgx.Row, head bool) (store.Event, error) {
+// headCols are the event columns with heads of at most the characters
+// the parameter param names (rows aliased e or unaliased).
+func headCols(param string) string {
+	return `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd, args,
+	left(response, ` + param + `), left(body_text, ` + param + `), response_bytes, truncated, redactions, event_key,
+	context_bytes, octet_length(response), octet_length(body_text)`
+}
+
+// scanEvent reads an event (and into more, the columns after its own);
+// with head, its bodies cut to their heads.
+func scanEvent(row pgx.Row, head bool, more ...any) (store.Event, error) {
 	var e store.Event
 	var rb, red, cb int64
-	err := row.Scan(&e.ID, &e.TimeMS, &e.Session, &e.Harness, &e.HookEvent, &e.Category, &e.Tool, &e.Server,
+	err := row.Scan(append([]any{&e.ID, &e.TimeMS, &e.Session, &e.Harness, &e.HookEvent, &e.Category, &e.Tool, &e.Server,
 		&e.ToolUseID, &e.Cwd, &e.Args, &e.Response, &e.Text, &rb, &e.Truncated, &red, &e.Key, &cb,
-		&e.ResponseSize, &e.TextSize)
+		&e.ResponseSize, &e.TextSize}, more...)...)
 	e.ResponseBytes, e.Redactions, e.ContextBytes = int(rb), int(red), int(cb)
 	if head {
 		e.Response, e.Text = headBytes(e.Response), headBytes(e.Text)

@@ -22,6 +22,8 @@ func TestPrivateStaysPrivate(t *testing.T) {
 	_, bobURL := newUser(t)
 	a := openAs(t, aliceURL, Options{Machine: "laptop", Team: map[string]bool{"jira": true}})
 	defer a.Close()
+	// The team event would show in the other tests' counts: gone after.
+	defer a.Purge(store.PurgeFilter{All: true}, false, false)
 	ids, err := a.Apply([]abi.Event{
 		storetest.Ev("alice-s1", "vault", "mcp__vault__read", "private note ZK-4411 about payroll"),
 		storetest.Ev("alice-s1", "jira", "mcp__jira__get_issue", "Ticket ZK-5000 shared with the team"),
@@ -53,7 +55,7 @@ func TestPrivateStaysPrivate(t *testing.T) {
 	if p, err := b.Purge(store.PurgeFilter{All: true}, false, false); err != nil || p.Events != 0 {
 		t.Errorf("bob's purge all: %+v %v", p, err)
 	}
-	rawAs(t, bobURL, alice, private)
+	rawAs(t, bobURL, alice, private, team)
 	if e, err := a.Event(private); err != nil || e.ID != private {
 		t.Errorf("alice lost her own event: %v", err)
 	}
@@ -61,7 +63,7 @@ func TestPrivateStaysPrivate(t *testing.T) {
 
 // rawAs runs SQL as a teammate's own role against another's private
 // event: reads return nothing, writes are refused or change nothing.
-func rawAs(t *testing.T, url, victim string, private int64) {
+func rawAs(t *testing.T, url, victim string, private, team int64) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -89,6 +91,7 @@ func rawAs(t *testing.T, url, victim string, private int64) {
 		`INSERT INTO ctxhook_events(owner, machine, ts_ms, session, harness, hook_event, category)
 			VALUES('` + victim + `', 'x', 1, 's', 'h', 'e', 'mcp')`,
 		`INSERT INTO ctxhook_docs(event_id, seq, body_off, doc) VALUES(` + itoa(private) + `, 99, 0, 'planted')`,
+		`INSERT INTO ctxhook_docs(event_id, seq, visibility, body_off, doc) VALUES(` + itoa(team) + `, 99, 'team', 0, 'planted')`,
 		`ALTER TABLE ctxhook_events DISABLE ROW LEVEL SECURITY`,
 		`SET ROLE ` + victim,
 		`SET ROLE ctxadmin`,

@@ -41,14 +41,15 @@ var migrations = []string{
 		redactions bigint NOT NULL DEFAULT 0,
 		event_key text NOT NULL DEFAULT '',
 		context_bytes bigint NOT NULL DEFAULT 0,
-		UNIQUE (owner, machine, local_id)
+		UNIQUE (owner, machine, local_id),
+		UNIQUE (id, owner, visibility)
 	);
 	CREATE INDEX ctxhook_events_session ON ctxhook_events(session, id);
 	CREATE INDEX ctxhook_events_server ON ctxhook_events(server, id);
 	CREATE INDEX ctxhook_events_time ON ctxhook_events(ts_ms);
 	CREATE INDEX ctxhook_events_key ON ctxhook_events(event_key) WHERE event_key <> '';
 	CREATE TABLE ctxhook_docs(
-		event_id bigint NOT NULL REFERENCES ctxhook_events(id) ON DELETE CASCADE,
+		event_id bigint NOT NULL,
 		seq int NOT NULL,
 		owner name NOT NULL DEFAULT current_user,
 		visibility text NOT NULL DEFAULT 'private' CHECK (visibility IN ('private', 'team')),
@@ -56,7 +57,10 @@ var migrations = []string{
 		pre int NOT NULL DEFAULT 0,
 		doc text NOT NULL,
 		words tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, doc)) STORED,
-		PRIMARY KEY (event_id, seq)
+		PRIMARY KEY (event_id, seq),
+		-- A piece has its event's owner and visibility: nobody can attach
+		-- text to another's event (the key is checked whatever the policies).
+		FOREIGN KEY (event_id, owner, visibility) REFERENCES ctxhook_events(id, owner, visibility) ON DELETE CASCADE
 	);
 	CREATE INDEX ctxhook_docs_words ON ctxhook_docs USING gin(words);
 	CREATE INDEX ctxhook_docs_trgm ON ctxhook_docs USING gin(doc gin_trgm_ops);
@@ -71,8 +75,7 @@ var migrations = []string{
 	CREATE POLICY read_own_or_team ON ctxhook_docs FOR SELECT TO ctxhook_users
 		USING (owner = current_user OR visibility = 'team');
 	CREATE POLICY write_own ON ctxhook_docs FOR INSERT TO ctxhook_users
-		WITH CHECK (owner = current_user AND EXISTS (SELECT 1 FROM ctxhook_events e
-			WHERE e.id = event_id AND e.owner = current_user AND e.visibility = ctxhook_docs.visibility));
+		WITH CHECK (owner = current_user);
 	CREATE POLICY delete_own ON ctxhook_docs FOR DELETE TO ctxhook_users
 		USING (owner = current_user);
 	GRANT SELECT, INSERT, DELETE ON ctxhook_events, ctxhook_docs TO ctxhook_users;

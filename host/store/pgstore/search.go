@@ -14,32 +14,44 @@ import (
 const rankWindow = 1000
 
 // searchSQL finds, for each term, the newest pieces that hold it as a
-// word (the english configuration: stemmed, as FTS5's porter) or as a
-// substring (pg_trgm's index serves the ILIKE), and fuses the two per
-// event: an event ranks by how many terms it holds, then by how well
-// (ts_rank_cd), then the newest first. Row-level security has already
-// removed what the user may not read; the filters only narrow.
-var searchSQL = `
-WITH t AS (
-	SELECT i, term, pat, plainto_tsquery('english', term) AS q
-	FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(term, pat, i)
-), m AS (
-	SELECT t.i, d.event_id, d.seq, ts_rank_cd(d.words, t.q) AS r
-	FROM t CROSS JOIN LATERAL (
-		SELECT d.event_id, d.seq, d.words FROM ctxhook_docs d
-		WHERE d.words @@ t.q OR (t.pat <> '' AND d.doc ILIKE t.pat)
-		ORDER BY d.event_id DESC LIMIT ` + strconv.Itoa(rankWindow) + `
-	) d
+// word (the english configuration: stemmed, as FTS5's porter) and the
+// newest that hold it as a substring (pg_trgm's index serves the ILIKE),
+// and fuses the two per event: an event ranks by how many terms it
+// holds, then by how well (ts_rank_cd), then the newest first. Each
+// term's lookups are written out with its own parameters, so the planner
+// uses the GIN indexes. Row-level security has already removed what the
+// user may not read; the filters only narrow.
+func searchSQL(terms, pats []string) (string, []any) {
+	args := []any{}
+	param := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args)+7)
+	}
+	var parts []string
+	for i, t := range terms {
+		n := strconv.Itoa(i + 1)
+		q := param(t)
+		parts = append(parts, `SELECT `+n+` AS i, event_id, seq, ts_rank_cd(words, plainto_tsquery('english', `+q+`)) AS r
+			FROM (SELECT event_id, seq, words FROM ctxhook_docs WHERE words @@ plainto_tsquery('english', `+q+`)
+			ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) w`)
+		if pats[i] != "" {
+			parts = append(parts, `SELECT `+n+`, event_id, seq, 0 FROM (SELECT event_id, seq FROM ctxhook_docs
+				WHERE doc ILIKE `+param(pats[i])+` ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) g`)
+		}
+	}
+	return `WITH m AS (` + strings.Join(parts, "\nUNION ALL\n") + `
 ), per AS (
 	SELECT event_id, array_agg(DISTINCT i) AS held, sum(r) AS r, (array_agg(seq ORDER BY r DESC))[1] AS best
 	FROM m GROUP BY event_id
 )
-SELECT e.id, per.held, per.r, per.best, count(*) OVER () AS total
+SELECT ` + headCols("$7") + `, per.held, per.r, bd.doc, bd.body_off, bd.pre, count(*) OVER () AS total
 FROM per JOIN ctxhook_events e ON e.id = per.event_id
-WHERE ($3 = '' OR e.session = $3) AND ($4 = '' OR e.server = $4) AND ($5 = '' OR e.category = $5)
-	AND ($6 = 0 OR e.ts_ms >= $6) AND ($7 = 0 OR e.ts_ms < $7)
+JOIN ctxhook_docs bd ON bd.event_id = per.event_id AND bd.seq = per.best
+WHERE ($1 = '' OR e.session = $1) AND ($2 = '' OR e.server = $2) AND ($3 = '' OR e.category = $3)
+	AND ($4 = 0 OR e.ts_ms >= $4) AND ($5 = 0 OR e.ts_ms < $5)
 ORDER BY cardinality(per.held) DESC, per.r DESC, e.id DESC
-LIMIT $8`
+LIMIT $6`, args
+}
 
 // likePattern is a term as an ILIKE pattern that matches it anywhere,
 // its wildcards escaped; "" for a term too short for the trigram index
@@ -52,11 +64,14 @@ func likePattern(term string) string {
 	return "%" + r.Replace(term) + "%"
 }
 
+// match is one matching event, with its best piece.
 type match struct {
-	id    int64
+	event store.Event
 	held  []int64
 	rank  float64
-	best  int32
+	doc   string
+	off   int64
+	pre   int32
 	total int64
 }
 
@@ -104,7 +119,9 @@ func (s *Store) matches(q store.Query, o store.SearchOptions) ([]match, error) {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	rows, err := s.conn.Query(ctx, searchSQL, q.Terms, pats, o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, o.Limit)
+	sql, targs := searchSQL(q.Terms, pats)
+	args := append([]any{o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, o.Limit, store.HeadSize}, targs...)
+	rows, err := s.conn.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: search: %w", err)
 	}
@@ -112,7 +129,8 @@ func (s *Store) matches(q store.Query, o store.SearchOptions) ([]match, error) {
 	var out []match
 	for rows.Next() {
 		var m match
-		if err := rows.Scan(&m.id, &m.held, &m.rank, &m.best, &m.total); err != nil {
+		m.event, err = scanEvent(rows, true, &m.held, &m.rank, &m.doc, &m.off, &m.pre, &m.total)
+		if err != nil {
 			return nil, fmt.Errorf("pgstore: search: %w", err)
 		}
 		out = append(out, m)
@@ -120,13 +138,10 @@ func (s *Store) matches(q store.Query, o store.SearchOptions) ([]match, error) {
 	return out, rows.Err()
 }
 
-// hit reads one matching event and the snippet of its best piece.
+// hit is one match as a store.Hit: its missing terms, and the snippet
+// of its best piece with where the snippet's match is in the body.
 func (s *Store) hit(q store.Query, m match) (store.Hit, error) {
-	e, err := s.Event(m.id)
-	if err != nil {
-		return store.Hit{}, err
-	}
-	h := store.Hit{Event: e, Score: store.MaxScore * float64(len(m.held)) / float64(len(q.Terms))}
+	h := store.Hit{Event: m.event, Score: store.MaxScore * float64(len(m.held)) / float64(len(q.Terms))}
 	in := map[int64]bool{}
 	for _, i := range m.held {
 		in[i] = true
@@ -136,19 +151,9 @@ func (s *Store) hit(q store.Query, m match) (store.Hit, error) {
 			h.Missing = append(h.Missing, t)
 		}
 	}
-	var doc string
-	var off int64
-	var pre int
-	ctx, cancel := s.ctx()
-	defer cancel()
-	err = s.conn.QueryRow(ctx, `SELECT doc, body_off, pre FROM ctxhook_docs WHERE event_id = $1 AND seq = $2`,
-		m.id, m.best).Scan(&doc, &off, &pre)
-	if err != nil {
-		return h, fmt.Errorf("pgstore: snippet: %w", err)
-	}
-	h.Snippet = store.Snippet(doc, q.Terms, snippetWidth)
-	if at := firstAt(doc, q.Terms); at >= pre {
-		h.Offset = off + int64(at-pre)
+	h.Snippet = store.Snippet(m.doc, q.Terms, snippetWidth)
+	if at := firstAt(m.doc, q.Terms); at >= int(m.pre) {
+		h.Offset = m.off + int64(at-int(m.pre))
 	}
 	return h, nil
 }

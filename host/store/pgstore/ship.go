@@ -68,26 +68,33 @@ func (s *Store) Ship(ctx context.Context, local *store.Store, progress func(Ship
 	return out, err
 }
 
-// shipBatch inserts events in one transaction, each under its local id.
+// shipBatch inserts events in one transaction and one round trip, each
+// under its local id.
 func (s *Store) shipBatch(ctx context.Context, events []store.Event) (n, skipped, bytes int64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout+time.Duration(len(events))*50*time.Millisecond)
 	defer cancel()
 	err = pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
 		n, skipped, bytes = 0, 0, 0
+		b := &pgx.Batch{}
 		for _, e := range events {
 			id := e.ID
-			_, inserted, err := s.insert(ctx, tx, e.Event, &id)
-			if err != nil {
-				return err
-			}
-			if inserted {
-				n++
-			} else {
-				skipped++
-			}
+			b.Queue(insertSQL, s.insertArgs(e.Event, &id)...)
 			bytes += int64(len(e.Response) + len(e.Text) + len(e.Args))
 		}
-		return nil
+		res := tx.SendBatch(ctx, b)
+		for range events {
+			var id int64
+			switch err := res.QueryRow().Scan(&id); err {
+			case nil:
+				n++
+			case pgx.ErrNoRows:
+				skipped++
+			default:
+				res.Close()
+				return err
+			}
+		}
+		return res.Close()
 	})
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("pgstore: ship: %w", scrub(err))

@@ -57,40 +57,46 @@ func (s *Store) Apply(events []abi.Event, _ []abi.Effect) ([]int64, error) {
 	return ids, nil
 }
 
-// insert stores one event and its searchable pieces. localID, when not
-// nil, is the event's id in this machine's store: an event shipped
-// before is skipped (inserted reports false), so shipping is exactly
-// once however often it is retried.
-func (s *Store) insert(ctx context.Context, tx pgx.Tx, e abi.Event, localID *int64) (id int64, inserted bool, err error) {
-	vis := s.visibility(e.Server)
-	err = tx.QueryRow(ctx, `INSERT INTO ctxhook_events(machine, local_id, visibility, ts_ms, session, harness,
+// insertSQL stores one event and its searchable pieces in one statement
+// (one round trip, or none of its own in a batch). An event shipped
+// before (same owner, machine and local id) is skipped with its pieces:
+// the statement then returns no row.
+const insertSQL = `WITH e AS (
+	INSERT INTO ctxhook_events(machine, local_id, visibility, ts_ms, session, harness,
 		hook_event, category, tool, server, tool_use_id, cwd, args, response, body_text, response_bytes,
 		truncated, redactions, event_key, context_bytes)
-		VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
-		ON CONFLICT (owner, machine, local_id) DO NOTHING RETURNING id`,
-		s.opts.Machine, localID, vis, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool,
-		e.Server, e.ToolUseID, e.Cwd, e.Args, clean(e.Response), clean(e.Text), int64(e.ResponseBytes),
-		e.Truncated, int64(e.Redactions), e.Key, int64(e.ContextBytes)).Scan(&id)
+	VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
+	ON CONFLICT (owner, machine, local_id) DO NOTHING RETURNING id
+), d AS (
+	INSERT INTO ctxhook_docs(event_id, seq, visibility, body_off, pre, doc)
+	SELECT e.id, p.seq - 1, $3, p.off, CASE WHEN p.seq = 1 THEN $21::int ELSE 0 END, p.doc
+	FROM e CROSS JOIN unnest($22::bigint[], $23::text[]) WITH ORDINALITY AS p(off, doc, seq)
+)
+SELECT id FROM e`
+
+// insertArgs are insertSQL's arguments for one event. localID, when not
+// nil, is the event's id in this machine's store, which makes shipping
+// exactly once however often a batch is retried.
+func (s *Store) insertArgs(e abi.Event, localID *int64) []any {
+	pre := e.Tool + "\n" + e.Server + "\n" + e.Args + "\n"
+	ps := pieces(clean(searchBody(e)), DocSize)
+	offs, docs := make([]int64, len(ps)), make([]string, len(ps))
+	for i, p := range ps {
+		offs[i], docs[i] = p.off, p.text
+	}
+	docs[0] = clean(pre) + docs[0]
+	return []any{s.opts.Machine, localID, s.visibility(e.Server), e.TimeMS, e.Session, e.Harness, e.HookEvent,
+		e.Category, e.Tool, e.Server, e.ToolUseID, e.Cwd, clean(e.Args), clean(e.Response), clean(e.Text),
+		int64(e.ResponseBytes), e.Truncated, int64(e.Redactions), e.Key, int64(e.ContextBytes), len(clean(pre)), offs, docs}
+}
+
+// insert stores one event; inserted is false for one stored before.
+func (s *Store) insert(ctx context.Context, tx pgx.Tx, e abi.Event, localID *int64) (id int64, inserted bool, err error) {
+	err = tx.QueryRow(ctx, insertSQL, s.insertArgs(e, localID)...).Scan(&id)
 	if err == pgx.ErrNoRows {
 		return 0, false, nil
 	}
-	if err != nil {
-		return 0, false, err
-	}
-	pre := e.Tool + "\n" + e.Server + "\n" + e.Args + "\n"
-	for i, p := range pieces(clean(searchBody(e)), DocSize) {
-		doc, off := p.text, p.off
-		head := 0
-		if i == 0 {
-			doc, head = pre+doc, len(pre)
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO ctxhook_docs(event_id, seq, visibility, body_off, pre, doc)
-			VALUES($1,$2,$3,$4,$5,$6)`, id, i, vis, off, head, clean(doc))
-		if err != nil {
-			return 0, false, err
-		}
-	}
-	return id, true, nil
+	return id, err == nil, err
 }
 
 // searchBody is what is indexed of an event: its text when the plugin

@@ -2,6 +2,7 @@ package team
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,12 +35,14 @@ func TestOffline(t *testing.T) {
 			cluster.Resume()
 		}
 	}()
-	slowest := runHooks(t, hs, total)
+	took := runHooks(t, hs, total)
 	ran := time.Since(paused)
-	// The hook client answers by its deadline; a second more for the
-	// process to start and exit on a loaded machine (as the chaos tests).
-	if slowest > deadline+time.Second {
-		t.Errorf("the slowest hook took %v, past its %v deadline", slowest, deadline)
+	slowest, p50, p99 := took[len(took)-1], took[len(took)/2], took[len(took)*99/100]
+	// The hook client answers by its deadline; the slack is for starting
+	// and ending a process on a machine shared with other work (the
+	// whole-process time is measured here, not the hook's own).
+	if slowest > deadline+slack {
+		t.Errorf("the slowest hook took %v, past its %v deadline (+%v slack)", slowest, deadline, slack)
 	}
 	time.Sleep(5 * time.Second) // the shippers try, and fail
 	out, _, _ := hs[0].ctxhook(t, "store", "status")
@@ -54,7 +57,8 @@ func TestOffline(t *testing.T) {
 	back := time.Now()
 	n := waitFor(t, 150*time.Second, total, `SELECT count(*) FROM ctxhook_events WHERE body_text LIKE 'offline-marker %'`)
 	distinct := adminCount(t, `SELECT count(DISTINCT body_text) FROM ctxhook_events WHERE body_text LIKE 'offline-marker %'`)
-	t.Logf("%d hooks in %v while down (slowest %v); all arrived %v after the database returned", total, ran, slowest, time.Since(back))
+	t.Logf("%d hooks in %v while down (p50 %v, p99 %v, slowest %v); all arrived %v after the database returned",
+		total, ran, p50, p99, slowest, time.Since(back))
 	if n != total || distinct != total {
 		t.Fatalf("%d events arrived (%d distinct), want %d exactly once", n, distinct, total)
 	}
@@ -64,11 +68,14 @@ func TestOffline(t *testing.T) {
 	}
 }
 
-// runHooks runs total hooks, one worker per home, and returns the
-// slowest hook's time. A hook that fails fails the test.
-func runHooks(t *testing.T, hs []*home, total int) time.Duration {
+// slack is what a whole hook process may take past its deadline.
+const slack = 5 * time.Second
+
+// runHooks runs total hooks, one worker per home, and returns their
+// times, sorted. A hook that fails fails the test.
+func runHooks(t *testing.T, hs []*home, total int) []time.Duration {
 	var mu sync.Mutex
-	var slowest time.Duration
+	var all []time.Duration
 	var wg sync.WaitGroup
 	for w, h := range hs {
 		wg.Add(1)
@@ -78,7 +85,7 @@ func runHooks(t *testing.T, hs []*home, total int) time.Duration {
 				text := fmt.Sprintf("offline-marker %04d from %s on %s", i, h.user, h.machine)
 				took, err := h.hook(t, h.payload(t, "tickets", text))
 				mu.Lock()
-				slowest = max(slowest, took)
+				all = append(all, took)
 				mu.Unlock()
 				if err != nil {
 					t.Errorf("hook %d: %v", i, strings.TrimSpace(err.Error()))
@@ -87,5 +94,6 @@ func runHooks(t *testing.T, hs []*home, total int) time.Duration {
 		}()
 	}
 	wg.Wait()
-	return slowest
+	slices.Sort(all)
+	return all
 }
