@@ -62,6 +62,7 @@ func run(m *testing.M) int {
 	defer func() {
 		for _, h := range allHomes {
 			homeprocs.KillDaemons(h.dir)
+			os.RemoveAll(h.dir)
 		}
 	}()
 	return m.Run()
