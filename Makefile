@@ -207,7 +207,7 @@ bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, Te
 	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText' -v ./plugin/internal/redact 2>&1 | \
 	  grep -E 'planted:|unnamed formats|false positives|^(--- FAIL|FAIL|ok)' | sed -E 's/^ +[a-z_]+_test\.go:[0-9]+: //; s/; missed by format: map\[.*//'
 
-bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB), first answer, daemon memory under a flood, and retrieval quality (make retrievalbench)
+bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, daemon memory, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB), first answer, daemon memory under a flood, the shared store against the local one (search p50/p99, shipping, 10 MiB to searchable; PGBENCH_SIZES=100000,1000000 for 1M), and retrieval quality (make retrievalbench)
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
@@ -218,8 +218,11 @@ bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings
 	CTXHOOK_BENCH=1 CTXHOOK_PROXY_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 	@echo "daemon memory under a flood (3 clients x 1 GiB, peak RSS from /proc VmHWM):"
 	$(GO) test -count=1 -timeout 10m -run 'TestDaemonFlood' -v ./host/internal/daemon/ | grep -E 'flood:|FAIL'
+	$(GO) run ./host/tests/pgbench -sizes $(PGBENCH_SIZES)
 	$(MAKE) retrievalbench
 	@if command -v wine >/dev/null; then $(MAKE) bench-wine; else echo "(no Wine here: the Windows warm/cold ratio was not measured)"; fi
+
+PGBENCH_SIZES ?= 100000
 
 retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)
 	$(GO) run ./host/tests/retrievalbench

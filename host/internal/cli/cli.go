@@ -56,6 +56,7 @@ func init() {
 		{groupStore, "purge", "<--session|--server|--older-than|--all> ...", "delete captured events for good", runPurge},
 		{groupSetup, "install", "<harness> [--user|--project] [--dry-run]", "wire ctxhook's hooks into a harness", runInstall},
 		{groupSetup, "uninstall", "<harness> [--user|--project] [--dry-run]", "remove exactly what install added", runUninstall},
+		{groupSetup, "store", "<init|add-user|ship|status|search|migrate> ...", "the shared store on PostgreSQL (a team's, or your machines')", runStore},
 		{groupSetup, "doctor", "<harness>", "check what is wired and what is not", runDoctor},
 		{groupSetup, "demo", "[--keep]", "replay a bundled recorded session through the real hooks", runDemo},
 		{groupSetup, "version", "", "print version information", runVersion},

@@ -12,7 +12,15 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/shipper"
 )
+
+// logTo logs s with log, if there is one.
+func logTo(log func(string), s string) {
+	if log != nil {
+		log(s)
+	}
+}
 
 // runDaemon is `ctxhook daemon`: the warm path for hooks. ctxhook-hook
 // starts it on first use; running it by hand is for debugging.
@@ -59,6 +67,12 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	if *verbose {
 		o.Log = func(s string) { fmt.Fprintf(env.Stderr, "ctxhook daemon: %s\n", s) }
 	}
+	// The shipper copies the local store to the shared one, if any; a
+	// second one for a moment (this daemon finds another running) sends
+	// nothing twice.
+	sctx, stopShipper := context.WithCancel(ctx)
+	defer stopShipper()
+	go shipper.Loop(sctx, p, env.Getenv, func(s string) { logTo(o.Log, s) })
 	if err := daemon.Run(ctx, o); errors.Is(err, daemon.ErrRunning) {
 		if *verbose {
 			fmt.Fprintln(env.Stderr, "ctxhook daemon: another one is running")

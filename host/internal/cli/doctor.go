@@ -48,6 +48,7 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	doctorDaemon(env, c, p)
 	doctorConfig(env, c, p)
 	doctorStore(c, p)
+	doctorShared(env, p, c.ok, c.bad, c.info)
 	fmt.Fprintln(c.w, "\n"+h.Title)
 	kindOf(h).doctor(env, h, c)
 	return c.finish()

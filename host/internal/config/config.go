@@ -22,6 +22,10 @@
 //	[resume]
 //	max_bytes = 1536               # the working-state block after compaction or resume; -1 = none
 //
+//	[store]
+//	url = "postgres://alice@db.example/ctxhook"   # a shared store (or CTXHOOK_STORE_URL); the password from ~/.pgpass
+//	machine = "laptop"             # this machine's name in the shared store (default: the host name)
+//
 //	[shaping]
 //	threshold_bytes = 8192         # larger MCP responses reach the model as head + pointer; -1 = off
 //	head_bytes = 1024              # how much of the text the model still gets
@@ -38,6 +42,7 @@
 //	shape_bytes = 32768            # this server's shaping threshold; -1 = never shape it
 //	capture = false                # store none of its calls (its token is relayed all the same)
 //	on_resume = "keep"             # after a resume its token is kept, unconfirmed (signed tokens); "drop": it died with the process
+//	share = "team"                 # with a shared store: its events are seen by the team (default "private")
 //	token_errors = ["no such run"] # errors (regexps, any case) saying a call's token was rejected: the token is retired; default: the token_arg's name, or an invalid/expired/unknown session
 package config
 
@@ -92,7 +97,9 @@ type file struct {
 		Capture      *bool             `toml:"capture"`
 		OnResume     string            `toml:"on_resume"`
 		TokenErrors  []string          `toml:"token_errors"`
+		Share        string            `toml:"share"` // store.go
 	} `toml:"servers"`
+	Store storeTable `toml:"store"` // store.go
 }
 
 // Load reads the config at path. A missing file is not an error.
@@ -168,6 +175,7 @@ func parse(text string, first int) (abi.Config, []string, error) {
 	bad(&f.Shaping.HeadBytes, 0, "shaping.head_bytes")
 	bad(&f.Capture.MaxEventBytes, -1, "capture.max_event_bytes")
 	bad(&f.Resume.MaxBytes, -1, "resume.max_bytes")
+	problems = append(problems, storeProblems(&f)...)
 	if e := f.Capture.Excluded; e != "" && e != abi.ExcludedMetadata && e != abi.ExcludedNothing {
 		problems = append(problems, fmt.Sprintf("capture.excluded = %q ignored: it must be %q or %q", e, abi.ExcludedMetadata, abi.ExcludedNothing))
 		f.Capture.Excluded = ""

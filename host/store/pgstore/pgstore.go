@@ -1,0 +1,180 @@
+// Package pgstore is ctxhook's shared store on PostgreSQL: the events of
+// a team's (or one user's several) machines in one database, searched
+// with PostgreSQL's own full-text search (tsvector, GIN, the english
+// configuration) fused with pg_trgm substring matches for identifiers
+// such as CVX-5909, as the SQLite store fuses its two FTS5 indexes.
+//
+// Hooks never talk to it: they write the local SQLite store as always,
+// and Ship copies what the local store holds, each event exactly once,
+// whenever the database can be reached. Only events leave the machine
+// (redacted by the plugin before they were first written); relay tokens,
+// session state and tallies stay local.
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// Options tune Open.
+type Options struct {
+	// Machine names this machine in the rows it writes (default: the host name).
+	Machine string
+	// Team lists the servers whose events are shared with the team; the
+	// rest are private to their owner.
+	Team map[string]bool
+	// Timeout bounds each statement (default 10 s).
+	Timeout time.Duration
+}
+
+// Store is an open connection to the shared store, as one database role.
+// It is not safe for concurrent use; open one per goroutine.
+type Store struct {
+	conn *pgx.Conn
+	opts Options
+	user string
+}
+
+var _ store.Backend = (*Store)(nil)
+
+// ErrSchema is returned by Open when the database has no (or an older)
+// ctxhook schema: its administrator runs `ctxhook store init`.
+var ErrSchema = errors.New("pgstore: the database has no current ctxhook schema (run ctxhook store init as its administrator)")
+
+// Open connects to url and checks the schema.
+func Open(ctx context.Context, url string, o Options) (*Store, error) {
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Second
+	}
+	if o.Machine == "" {
+		o.Machine = hostname()
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", scrub(err))
+	}
+	s := &Store{conn: conn, opts: o}
+	if err := conn.QueryRow(cctx, `SELECT current_user`).Scan(&s.user); err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	var v int
+	err = conn.QueryRow(cctx, `SELECT coalesce(max(version), 0) FROM ctxhook_schema`).Scan(&v)
+	if err != nil || v < SchemaVersion {
+		conn.Close(ctx)
+		return nil, ErrSchema
+	}
+	if v > SchemaVersion {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("pgstore: the database has schema %d, newer than this ctxhook (%d); upgrade ctxhook", v, SchemaVersion)
+	}
+	return s, nil
+}
+
+// User is the database role this store reads and writes as: the owner
+// of every row it writes.
+func (s *Store) User() string { return s.user }
+
+// Machine is the machine name this store writes.
+func (s *Store) Machine() string { return s.opts.Machine }
+
+// Close closes the connection.
+func (s *Store) Close() error { return s.conn.Close(context.Background()) }
+
+// ctx is the context of one statement.
+func (s *Store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), s.opts.Timeout)
+}
+
+// Init applies the migrations the database lacks, as its administrator,
+// and reports the versions it moved between.
+func Init(ctx context.Context, url string) (from, to int, err error) {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return 0, 0, fmt.Errorf("pgstore: connect: %w", scrub(err))
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+		return 0, 0, fmt.Errorf("pgstore: %w", err)
+	}
+	defer conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lockKey)
+	if _, err := conn.Exec(ctx, schemaTable); err != nil {
+		return 0, 0, fmt.Errorf("pgstore: %w", err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM ctxhook_schema`).Scan(&from); err != nil {
+		return 0, 0, fmt.Errorf("pgstore: %w", err)
+	}
+	if from > SchemaVersion {
+		return from, from, fmt.Errorf("pgstore: the database has schema %d, newer than this ctxhook (%d)", from, SchemaVersion)
+	}
+	for v := from; v < SchemaVersion; v++ {
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO ctxhook_schema(version) VALUES($1)`, v+1)
+			return err
+		})
+		if err != nil {
+			return from, v, fmt.Errorf("pgstore: migrate to %d: %w", v+1, err)
+		}
+	}
+	return from, SchemaVersion, nil
+}
+
+// AddUser creates (or updates) a login role for one user, a member of
+// ctxhook_users, as the administrator. The name is quoted as an
+// identifier and the password passed as a literal PostgreSQL escapes.
+func AddUser(ctx context.Context, adminURL, user, password string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("pgstore: connect: %w", scrub(err))
+	}
+	defer conn.Close(ctx)
+	id := pgx.Identifier{user}.Sanitize()
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, user).Scan(&exists); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	verb := "CREATE"
+	if exists {
+		verb = "ALTER"
+	}
+	lit, err := literal(conn, password)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, verb+` ROLE `+id+` LOGIN PASSWORD `+lit); err != nil {
+		return fmt.Errorf("pgstore: %s role: %w", verb, err)
+	}
+	if _, err := conn.Exec(ctx, `GRANT ctxhook_users TO `+id); err != nil {
+		return fmt.Errorf("pgstore: grant: %w", err)
+	}
+	return nil
+}
+
+// literal quotes s as a string literal, by the server's own quote_literal.
+func literal(conn *pgx.Conn, s string) (string, error) {
+	var q string
+	if err := conn.QueryRow(context.Background(), `SELECT quote_literal($1::text)`, s).Scan(&q); err != nil {
+		return "", fmt.Errorf("pgstore: %w", err)
+	}
+	return q, nil
+}
+
+// Where names a URL's server and database without its user or password,
+// for messages and reports.
+func Where(url string) (string, error) {
+	c, err := pgx.ParseConfig(url)
+	if err != nil {
+		return "", errors.New("pgstore: not a PostgreSQL URL")
+	}
+	return fmt.Sprintf("%s:%d/%s", c.Host, c.Port, c.Database), nil
+}

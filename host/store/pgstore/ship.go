@@ -1,0 +1,103 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/jackc/pgx/v5"
+)
+
+// ShipBatch is how many events one shipping transaction carries.
+var ShipBatch = 200
+
+// Shipped says what one Ship moved.
+type Shipped struct {
+	Events  int64 // new in the database
+	Skipped int64 // there already (a retry after a commit whose answer was lost)
+	Bytes   int64 // of the events sent
+	Pending int64 // left in the local store, not yet sent
+}
+
+// Cursor is the highest local id of this machine's events the database
+// holds: where shipping resumes. It lives in the database, written in the
+// same transaction as the events, so no crash between the two can send
+// an event twice or skip one.
+func (s *Store) Cursor() (int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var c int64
+	err := s.conn.QueryRow(ctx, `SELECT coalesce(max(local_id), 0) FROM ctxhook_events
+		WHERE owner = current_user AND machine = $1`, s.opts.Machine).Scan(&c)
+	if err != nil {
+		return 0, fmt.Errorf("pgstore: %w", err)
+	}
+	return c, nil
+}
+
+// Ship sends the events of local the database lacks, in batches, until
+// none is left, ctx ends or a batch fails (what was committed stays
+// committed). progress, when not nil, is told after each batch.
+func (s *Store) Ship(ctx context.Context, local *store.Store, progress func(Shipped)) (Shipped, error) {
+	var out Shipped
+	cursor, err := s.Cursor()
+	if err != nil {
+		return out, err
+	}
+	for ctx.Err() == nil {
+		events, err := local.EventsAfter(cursor, ShipBatch)
+		if err != nil {
+			return out, err
+		}
+		if len(events) == 0 {
+			break
+		}
+		n, skipped, bytes, err := s.shipBatch(ctx, events)
+		if err != nil {
+			return out, err
+		}
+		out.Events, out.Skipped, out.Bytes = out.Events+n, out.Skipped+skipped, out.Bytes+bytes
+		cursor = events[len(events)-1].ID
+		if progress != nil {
+			out.Pending, _ = local.PendingAfter(cursor)
+			progress(out)
+		}
+	}
+	out.Pending, err = local.PendingAfter(cursor)
+	return out, err
+}
+
+// shipBatch inserts events in one transaction and one round trip, each
+// under its local id.
+func (s *Store) shipBatch(ctx context.Context, events []store.Event) (n, skipped, bytes int64, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout+time.Duration(len(events))*50*time.Millisecond)
+	defer cancel()
+	err = pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+		n, skipped, bytes = 0, 0, 0
+		b := &pgx.Batch{}
+		for _, e := range events {
+			id := e.ID
+			b.Queue(insertSQL, s.insertArgs(e.Event, &id)...)
+			bytes += int64(len(e.Response) + len(e.Text) + len(e.Args))
+		}
+		res := tx.SendBatch(ctx, b)
+		for range events {
+			var id int64
+			switch err := res.QueryRow().Scan(&id); err {
+			case nil:
+				n++
+			case pgx.ErrNoRows:
+				skipped++
+			default:
+				res.Close()
+				return err
+			}
+		}
+		return res.Close()
+	})
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("pgstore: ship: %w", scrub(err))
+	}
+	return n, skipped, bytes, nil
+}

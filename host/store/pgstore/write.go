@@ -1,0 +1,187 @@
+package pgstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/jackc/pgx/v5"
+)
+
+// DocSize is how much of a body one searchable row holds. A tsvector is
+// at most 1 MiB, and a 10 MiB response must still be searchable to its
+// end, so a body is indexed in pieces, each overlapping the next by
+// docOverlap bytes so a term across a cut is still found.
+var DocSize = 128 << 10
+
+const docOverlap = 256
+
+// Visibilities.
+const (
+	Private = "private"
+	Team    = "team"
+)
+
+// visibility is the visibility of an event of server.
+func (s *Store) visibility(server string) string {
+	if server != "" && s.opts.Team[server] {
+		return Team
+	}
+	return Private
+}
+
+// Apply stores events written here directly (not shipped from a local
+// store). Tallies are session state and stay on the machine: they are
+// ignored.
+func (s *Store) Apply(events []abi.Event, _ []abi.Effect) ([]int64, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var ids []int64
+	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
+		for _, e := range events {
+			id, _, err := s.insert(ctx, tx, e, nil)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: write: %w", err)
+	}
+	return ids, nil
+}
+
+// insertSQL stores one event and its searchable pieces in one statement
+// (one round trip, or none of its own in a batch). An event shipped
+// before (same owner, machine and local id) is skipped with its pieces:
+// the statement then returns no row.
+const insertSQL = `WITH e AS (
+	INSERT INTO ctxhook_events(machine, local_id, visibility, ts_ms, session, harness,
+		hook_event, category, tool, server, tool_use_id, cwd, args, response, body_text, response_bytes,
+		truncated, redactions, event_key, context_bytes)
+	VALUES($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)
+	ON CONFLICT (owner, machine, local_id) DO NOTHING RETURNING id
+), d AS (
+	INSERT INTO ctxhook_docs(event_id, seq, visibility, body_off, pre, doc)
+	SELECT e.id, p.seq - 1, $3, p.off, CASE WHEN p.seq = 1 THEN $21::int ELSE 0 END, p.doc
+	FROM e CROSS JOIN unnest($22::bigint[], $23::text[]) WITH ORDINALITY AS p(off, doc, seq)
+)
+SELECT id FROM e`
+
+// insertArgs are insertSQL's arguments for one event. localID, when not
+// nil, is the event's id in this machine's store, which makes shipping
+// exactly once however often a batch is retried.
+func (s *Store) insertArgs(e abi.Event, localID *int64) []any {
+	pre := e.Tool + "\n" + e.Server + "\n" + e.Args + "\n"
+	ps := pieces(clean(searchBody(e)), DocSize)
+	offs, docs := make([]int64, len(ps)), make([]string, len(ps))
+	for i, p := range ps {
+		offs[i], docs[i] = p.off, p.text
+	}
+	docs[0] = clean(pre) + docs[0]
+	return []any{s.opts.Machine, localID, s.visibility(e.Server), e.TimeMS, e.Session, e.Harness, e.HookEvent,
+		e.Category, e.Tool, e.Server, e.ToolUseID, e.Cwd, clean(e.Args), clean(e.Response), clean(e.Text),
+		int64(e.ResponseBytes), e.Truncated, int64(e.Redactions), e.Key, int64(e.ContextBytes), len(clean(pre)), offs, docs}
+}
+
+// insert stores one event; inserted is false for one stored before.
+func (s *Store) insert(ctx context.Context, tx pgx.Tx, e abi.Event, localID *int64) (id int64, inserted bool, err error) {
+	err = tx.QueryRow(ctx, insertSQL, s.insertArgs(e, localID)...).Scan(&id)
+	if err == pgx.ErrNoRows {
+		return 0, false, nil
+	}
+	return id, err == nil, err
+}
+
+// searchBody is what is indexed of an event: its text when the plugin
+// rendered one, else the response (as the SQLite store).
+func searchBody(e abi.Event) string {
+	if e.Text != "" {
+		return e.Text
+	}
+	return e.Response
+}
+
+type piece struct {
+	text string
+	off  int64
+}
+
+// pieces cuts body into pieces of about size bytes on character
+// boundaries, each reaching docOverlap bytes into the next. The empty
+// body is one empty piece (the event's tool and arguments are still
+// searched).
+func pieces(body string, size int) []piece {
+	out := []piece{}
+	for off := 0; ; {
+		end := min(off+size, len(body))
+		for end < len(body) && !utf8.RuneStart(body[end]) {
+			end++
+		}
+		reach := min(end+docOverlap, len(body))
+		for reach < len(body) && !utf8.RuneStart(body[reach]) {
+			reach++
+		}
+		out = append(out, piece{body[off:reach], int64(off)})
+		if end >= len(body) {
+			return out
+		}
+		off = end
+	}
+}
+
+// clean drops what a PostgreSQL text cannot hold (NUL) and invalid UTF-8,
+// which the SQLite store keeps but a text column refuses.
+func clean(s string) string {
+	if utf8.ValidString(s) && !containsNUL(s) {
+		return s
+	}
+	b := []rune{}
+	for _, r := range s {
+		if r != 0 {
+			b = append(b, r)
+		}
+	}
+	return string(b)
+}
+
+func containsNUL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "unknown"
+	}
+	return h
+}
+
+var (
+	passwordInURL   = regexp.MustCompile(`(?i)(postgres(?:ql)?://[^:/@\s]*:)[^@\s]*@`)
+	passwordInParam = regexp.MustCompile(`(?i)(password=)\S+`)
+)
+
+// scrub takes any password out of an error's text: a connection error
+// must not carry the URL's secret into a log or the model's view.
+func scrub(err error) error {
+	if err == nil {
+		return nil
+	}
+	text := passwordInURL.ReplaceAllString(err.Error(), "${1}[REDACTED]@")
+	return fmt.Errorf("%s", passwordInParam.ReplaceAllString(text, "${1}[REDACTED]"))
+}
+
+// fields are the body fields of an event row.
+var fields = map[store.Field]string{store.FieldResponse: "response", store.FieldText: "body_text"}
