@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -65,13 +66,22 @@ func (p *proxy) shapeOnOwn(m, request []byte, id json.RawMessage, reqID string, 
 		note = "\n\n[ctxhook: showing %d of " + strconv.Itoa(len(m)) + " bytes to save context. The full response is stored as event " + key +
 			": call ctxhook's get_event with id \"" + key + "\" (or run `ctxhook show " + key + "`), or search it.]"
 	}
-	return headAnswer(stripped, id, note), true
+	return headAnswer(stripped, id, note, headAllowed(p.config)), true
+}
+
+// headAllowed reports whether the proxy's own shaping may show a head:
+// not with [redact] model on (the strip decision redacts nothing), nor
+// when the config cannot be read in full (the pointer alone, then).
+func headAllowed(configPath string) bool {
+	cfg, err := config.Load(configPath)
+	return err == nil && !cfg.Redact.Model
 }
 
 // headAnswer is the response to id with only the head of msg's first
-// text block, and note (a format with the head's length); msg's _meta and
-// isError are kept, the rest of its result is left out.
-func headAnswer(msg []byte, id json.RawMessage, note string) []byte {
+// text block (none unless withHead), and note (a format with the head's
+// length); msg's _meta and isError are kept, the rest of its result is
+// left out.
+func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []byte {
 	var in struct {
 		Result struct {
 			Meta    json.RawMessage `json:"_meta,omitempty"`
@@ -85,7 +95,7 @@ func headAnswer(msg []byte, id json.RawMessage, note string) []byte {
 	json.Unmarshal(msg, &in)
 	head := ""
 	for _, c := range in.Result.Content {
-		if c.Type == "text" {
+		if c.Type == "text" && withHead {
 			head = headOf(c.Text, ownHeadBytes)
 			break
 		}

@@ -109,7 +109,10 @@ func TestEventKeyMatchesPlugin(t *testing.T) {
 func TestHeadAnswer(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":"a","result":{"_meta":{"session_token":"[session token held by ctxhook]"},"isError":true,"extra":"x",` +
 		`"content":[{"type":"image","data":"AAAA"},{"type":"text","text":"` + strings.Repeat("0123456789abcde\\n", 100) + `"}]}}`)
-	out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]")
+	if out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", false); !strings.Contains(string(out), `"text":" [note 0]"`) {
+		t.Errorf("headAnswer without a head: %s", out)
+	}
+	out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", true)
 	var got struct {
 		ID     string
 		Result struct {
@@ -128,5 +131,31 @@ func TestHeadAnswer(t *testing.T) {
 	}
 	if want := strings.Repeat("0123456789abcde\n", 63) + "0123456789abcde [note 1023]"; c[0].Text != want {
 		t.Errorf("text %q, want %q", c[0].Text, want)
+	}
+}
+
+// TestHeadAllowed: the proxy's own shaping shows no head with [redact]
+// model on, its strip decision having redacted nothing, nor when the
+// config has an error.
+func TestHeadAllowed(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"no config", "", true},
+		{"model off", "[redact]\nmodel = false\n", true},
+		{"model on", "[redact]\nmodel = true\n", false},
+		{"an error", "[redact]\nmodel = \"yes\"\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".toml")
+			if tt.text != "" {
+				os.WriteFile(path, []byte(tt.text), 0o600)
+			}
+			if got := headAllowed(path); got != tt.want {
+				t.Errorf("headAllowed(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
 	}
 }

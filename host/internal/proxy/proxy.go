@@ -110,6 +110,7 @@ type proxy struct {
 	// the first message is read.
 	upID   string
 	warned map[string]bool
+	config string // config.toml's path
 }
 
 // Run proxies until the client closes stdin. It returns the exit code.
@@ -131,6 +132,7 @@ func Run(ctx context.Context, o Options) int {
 		p.logf("%v", err)
 		return 1
 	}
+	p.config = paths.Config
 	// The server starts at once; the plugin is made ready meanwhile.
 	p.dec = decider.New(o.Getenv, paths, p.warnOnce)
 	defer p.dec.Close()
