@@ -10,9 +10,10 @@ import (
 
 // A plugin for fault tests only (go build -tags ctxhook_testfault): the
 // real plugin, except that deciding an MCP proxy response that holds
-// CTXHOOK_TEST_TRAP traps, and one that holds CTXHOOK_TEST_HANG never
-// returns. Other events on the same message (the proxy's strip) are
-// untouched.
+// CTXHOOK_TEST_TRAP traps, one that holds CTXHOOK_TEST_HANG never
+// returns, and one that holds CTXHOOK_TEST_SLOW is decided after a few
+// seconds of spinning (a decision past its deadline that still ends).
+// Other events on the same message (the proxy's strip) are untouched.
 func init() {
 	testFault = func(event, payload string) {
 		if event != abi.ProxyResponse {
@@ -25,6 +26,13 @@ func init() {
 		case strings.Contains(payload, "CTXHOOK_TEST_HANG"):
 			for {
 			}
+		case strings.Contains(payload, "CTXHOOK_TEST_SLOW"):
+			for i := 0; i < 3_000_000_000; i++ {
+				spun += i
+			}
 		}
 	}
 }
+
+// spun keeps CTXHOOK_TEST_SLOW's loop from being optimised away.
+var spun int

@@ -48,6 +48,7 @@ type Decider struct {
 
 	dmu       sync.Mutex
 	downUntil time.Time // the daemon did not answer: decide in-process until then
+	busyUntil time.Time // the daemon finishes a late decision: in-process until then
 	spawned   time.Time
 
 	mu         sync.Mutex // one in-process decision at a time
@@ -84,24 +85,77 @@ func New(getenv func(string) string, p paths.Paths, warn func(kind, format strin
 
 // Decide asks for the decision on one payload of harness: the answer's
 // stdout. An error means no decision was made: the caller must not read
-// an empty stdout as "no change" then.
+// an empty stdout as "no change" then. The daemon gets 3 s and a second
+// more per 4 MiB; then the payload is decided in-process.
 func (d *Decider) Decide(ctx context.Context, harness, event string, payload []byte) (string, error) {
-	id := d.self + "-" + strconv.FormatUint(d.seq.Add(1), 10)
+	return d.decide(ctx, d.NewID(), harness, event, payload, ask{wait: 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second})
+}
+
+// NewID names one payload: this Decider's own id and a number. The
+// plugin names the events a decision records after it (their keys).
+func (d *Decider) NewID() string {
+	return d.self + "-" + strconv.FormatUint(d.seq.Add(1), 10)
+}
+
+// ErrLate is the daemon's answer at a decision's deadline: it finishes
+// a decision it has begun in the background (its events stored, its
+// state saved), and nobody gets its stdout.
+var ErrLate = errors.New(hookproto.NoDecision)
+
+// DecideWithin is Decide for a payload named id (NewID) that the daemon
+// must answer within deadline (see Deadline), with ErrLate if it has no
+// decision by then. In-process (no daemon) it runs to its end.
+func (d *Decider) DecideWithin(ctx context.Context, id, harness, event string, payload []byte, deadline time.Duration) (string, error) {
+	return d.decide(ctx, id, harness, event, payload, ask{deadline: deadline, wait: deadline + 2*time.Second})
+}
+
+// DecideHere decides a payload named id in-process.
+func (d *Decider) DecideHere(ctx context.Context, id, harness, event string, payload []byte) (string, error) {
+	return d.decideLocal(ctx, harness, event, payload, id)
+}
+
+// ask is how a decision is asked of the daemon: the deadline it is sent
+// (0: the daemon's own) and how long the answer is waited for.
+type ask struct {
+	deadline, wait time.Duration
+}
+
+func (d *Decider) decide(ctx context.Context, id, harness, event string, payload []byte, o ask) (string, error) {
 	if d.useD && d.daemonUp() {
 		d.awaitSpawned()
 		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
-		wait := 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second
-		a, err := d.daemon.Ask(harness, event, env, payload, wait)
+		if o.deadline > 0 {
+			env = append(env, "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(o.deadline.Milliseconds(), 10))
+		}
+		a, err := d.daemon.Ask(harness, event, env, payload, o.wait)
 		if err == nil {
-			if a.Failed != "" {
-				return "", errors.New(a.Failed)
+			switch a.Failed {
+			case "":
+				return a.Forward(), nil
+			case hookproto.NoDecision:
+				d.busyFor(o.deadline)
+				return "", ErrLate
 			}
-			return a.Forward(), nil
+			return "", errors.New(a.Failed)
 		}
 		d.daemonDown()
 	}
 	return d.decideLocal(ctx, harness, event, payload, id)
 }
+
+// Deadline is how long the daemon may take to decide on a payload of n
+// bytes: a hook's budget (base: CTXHOOK_HOOK_DEADLINE_MS, default 10 s),
+// and a second more per 4 MiB (the floor of 4 MB/s the daemon's
+// watchdog allows a big payload, so that a decision it is still making
+// is not a stuck one), never more than MaxDeadline. A 64 MiB result
+// gets 26 s: on a quiet machine the plugin takes about 2 s of that.
+func Deadline(base time.Duration, n int) time.Duration {
+	return min(base+time.Duration(n/(4<<20))*time.Second, MaxDeadline)
+}
+
+// MaxDeadline caps Deadline (a payload is at most hookproto.MaxInput,
+// which gets 42 s).
+const MaxDeadline = time.Minute
 
 // recycleCalls is how many decisions an in-process instance makes before
 // it is replaced (the daemon's default too).
@@ -144,7 +198,17 @@ const coldWait = time.Minute
 func (d *Decider) daemonUp() bool {
 	d.dmu.Lock()
 	defer d.dmu.Unlock()
-	return time.Now().After(d.downUntil)
+	return time.Now().After(d.downUntil) && time.Now().After(d.busyUntil)
+}
+
+// busyFor notes a decision the daemon answered late: it goes on with it
+// (its events stored, its state saved) for about as long again at most,
+// on its one instance, so decisions are made in-process meanwhile: the
+// next tools/call must not queue behind a 64 MiB result to get its token.
+func (d *Decider) busyFor(deadline time.Duration) {
+	d.dmu.Lock()
+	defer d.dmu.Unlock()
+	d.busyUntil = time.Now().Add(deadline)
 }
 
 // daemonDown notes a daemon that did not answer: it is started again (at

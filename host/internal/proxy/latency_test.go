@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,7 +106,7 @@ func TestProxyThroughput(t *testing.T) {
 	call(proxied.session, 1, "warm")
 	fmt.Printf("proxy throughput: tools/call results (JSON with secrets, one text block), direct and proxied, alternating:\n")
 	fmt.Printf("%6s %12s %12s %12s %16s %16s\n", "MiB", "direct ms", "proxied ms", "added ms", "MB/s (added)", "searchable after")
-	for _, mib := range []int{1, 4, 16, 64} {
+	for _, mib := range benchSizes() {
 		var d, p []time.Duration
 		rounds := 5
 		if mib == 64 {
@@ -130,6 +132,21 @@ func TestProxyThroughput(t *testing.T) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// benchSizes are TestProxyThroughput's sizes in MiB: 1, 4, 16 and 64, or
+// those CTXHOOK_BENCH_MIB lists ("1,4").
+func benchSizes() []int {
+	var sizes []int
+	for _, f := range strings.Split(os.Getenv("CTXHOOK_BENCH_MIB"), ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			sizes = append(sizes, n)
+		}
+	}
+	if len(sizes) == 0 {
+		return []int{1, 4, 16, 64}
+	}
+	return sizes
+}
 
 // bigDirectSession is directSession with frames large enough for a
 // 64 MiB result.

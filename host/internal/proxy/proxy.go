@@ -19,6 +19,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -71,6 +72,10 @@ const (
 	CodeTooLarge = -32003
 )
 
+// requestDeadline is how long the daemon may take to decide on a
+// tools/call request before the proxy decides it in-process.
+const requestDeadline = 3 * time.Second
+
 // DefaultMaxMessage is the largest message the proxy passes: what the
 // daemon takes for a decision (hookproto.MaxInput), less room for the
 // request it is decided with.
@@ -105,6 +110,7 @@ type proxy struct {
 	// the first message is read.
 	upID   string
 	warned map[string]bool
+	config string // config.toml's path
 }
 
 // Run proxies until the client closes stdin. It returns the exit code.
@@ -126,6 +132,7 @@ func Run(ctx context.Context, o Options) int {
 		p.logf("%v", err)
 		return 1
 	}
+	p.config = paths.Config
 	// The server starts at once; the plugin is made ready meanwhile.
 	p.dec = decider.New(o.Getenv, paths, p.warnOnce)
 	defer p.dec.Close()
@@ -478,10 +485,22 @@ func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 		}
 		return m
 	}
-	rewritten, err := p.decide(abi.ProxyResponse, m, pd.request)
+	return p.respond(m, env.ID, pd.request)
+}
+
+// respond is the line to forward for m, the answer to the tools/call
+// request: the plugin's, or when it made none, m with its token hidden
+// (fail closed: a result whose decision failed may carry a relay
+// token). The plugin's strip path captures it and hides it, nothing
+// more; without that answer either, the client gets an error in the
+// result's place, never the token. A large result is then shaped by the
+// proxy itself (late.go).
+func (p *proxy) respond(m []byte, id, request json.RawMessage) []byte {
+	reqID := p.dec.NewID()
+	rewritten, err := p.decideAs(reqID, abi.ProxyResponse, m, request)
 	if err != nil && !json.Valid(m) {
 		p.garbage(m)
-		return brokenAnswer(env.ID)
+		return brokenAnswer(id)
 	}
 	if err == nil {
 		if rewritten != nil {
@@ -489,15 +508,17 @@ func (p *proxy) serverMessage(m json.RawMessage) json.RawMessage {
 		}
 		return m
 	}
-	// Fail closed: a result whose decision failed may carry a relay
-	// token. The plugin's strip path captures it and hides it, nothing
-	// more; without that answer either, the client gets an error in the
-	// result's place, never the token.
+	if len(m) >= ownShapeMin {
+		p.warnOnce("plugin:late", "no decision on a tools/call result of %d MiB (%v); the client gets its head", len(m)>>20, err)
+		if out, ok := p.shapeOnOwn(m, request, id, reqID, err); ok {
+			return out
+		}
+	}
 	p.warnOnce("plugin:response", "no decision on a tools/call result (%v); passing it on with its session token removed", err)
-	stripped, err := p.decide(abi.ProxyStrip, m, pd.request)
+	stripped, err := p.decide(abi.ProxyStrip, m, request)
 	if err != nil {
 		p.logf("cannot remove the session token from a result (%v); the client gets an error instead", err)
-		return errorResponse(env.ID, CodeUndecided, "ctxhook proxy: the result could not be checked for the server's session token, so it was withheld")
+		return errorResponse(id, CodeUndecided, "ctxhook proxy: the result could not be checked for the server's session token, so it was withheld")
 	}
 	if stripped != nil {
 		return stripped
@@ -528,7 +549,24 @@ func (p *proxy) toClient(m []byte) {
 // decide asks the plugin about a message: the line to forward instead,
 // or nil to forward it unchanged. An error means no decision.
 func (p *proxy) decide(event string, msg, request json.RawMessage) (json.RawMessage, error) {
-	stdout, err := p.dec.Decide(context.Background(), abi.HarnessMCPProxy, event, proxyPayload(p.o.Session, p.o.Name, p.upID, msg, request))
+	return p.decideAs(p.dec.NewID(), event, msg, request)
+}
+
+// decideAs is decide for a payload named reqID (decider.NewID). The
+// daemon decides a result within a deadline that grows with its size
+// (decider.Deadline), and a request within requestDeadline: a request
+// it has not decided by then (its instance busy) is decided in-process,
+// so that its call still gets its token.
+func (p *proxy) decideAs(reqID, event string, msg, request json.RawMessage) (json.RawMessage, error) {
+	payload := proxyPayload(p.o.Session, p.o.Name, p.upID, msg, request)
+	deadline := decider.Deadline(hookproto.Hook(p.o.Getenv), len(payload))
+	if event == abi.ProxyRequest {
+		deadline = requestDeadline
+	}
+	stdout, err := p.dec.DecideWithin(context.Background(), reqID, abi.HarnessMCPProxy, event, payload, deadline)
+	if errors.Is(err, decider.ErrLate) && event == abi.ProxyRequest {
+		stdout, err = p.dec.DecideHere(context.Background(), reqID, abi.HarnessMCPProxy, event, payload)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,229 @@
+package proxy
+
+import (
+	"encoding/json"
+	"errors"
+	"hash/fnv"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/decider"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+// A large result whose decision did not come (the plugin ran past the
+// deadline, or failed) is shaped by the proxy on its own terms: the
+// client gets the head of its text and a note, never the whole of it
+// (64 MiB into a model's context), and never its session token.
+//
+// The token is found by the plugin all the same, on a skeleton of the
+// message: every long JSON string cut to its first skeletonCut bytes.
+// The plugin's strip decision on the skeleton captures the next token
+// and hides every copy of the current one; the head is cut from what it
+// returns, so a copy of the token further into the text never reaches
+// the client. A decision that ran past its deadline in the daemon is
+// finished there (the event stored whole, under the key the plugin
+// derives from the request's id), so the note points at that event;
+// meanwhile the proxy decides in-process (decider: busyFor).
+
+// ownShapeMin is the size from which a result whose decision failed is
+// shaped by the proxy rather than passed on whole (token stripped).
+const ownShapeMin = 1 << 20
+
+// skeletonCut is how much of each long JSON string a skeleton keeps: far
+// more than any session token, so the plugin captures and hides whole ones.
+const skeletonCut = 16 << 10
+
+// skeletonMax bounds a skeleton: a result of very many short strings
+// makes none, and is stripped whole instead (the earlier path).
+const skeletonMax = 4 << 20
+
+// ownHeadBytes is how much text the proxy's own shaping keeps (the
+// plugin's default head).
+const ownHeadBytes = abi.DefaultShapeHead
+
+// shapeOnOwn answers a large tools/call result m whose response decision
+// (named reqID) failed with err: its head and a note, token hidden. ok
+// is false when no skeleton can be made.
+func (p *proxy) shapeOnOwn(m, request []byte, id json.RawMessage, reqID string, err error) (answer []byte, ok bool) {
+	skel, ok := skeleton(m, skeletonCut, skeletonMax)
+	if !ok {
+		return nil, false
+	}
+	late := errors.Is(err, decider.ErrLate)
+	stripped, serr := p.decide(abi.ProxyStrip, skel, request)
+	if serr != nil {
+		p.logf("cannot remove the session token from a result (%v); the client gets an error instead", serr)
+		return errorResponse(id, CodeUndecided, "ctxhook proxy: the result could not be checked for the server's session token, so it was withheld"), true
+	}
+	if stripped == nil {
+		stripped = skel
+	}
+	note := "\n\n[ctxhook: showing %d of " + strconv.Itoa(len(m)) + " bytes. ctxhook could not decide on this result, so the rest was withheld; it is not stored.]"
+	if late {
+		key := eventKey(p.o.Session, p.o.Name, string(id), "request "+reqID, callArgs(request))
+		note = "\n\n[ctxhook: showing %d of " + strconv.Itoa(len(m)) + " bytes to save context. The full response is stored as event " + key +
+			": call ctxhook's get_event with id \"" + key + "\" (or run `ctxhook show " + key + "`), or search it.]"
+	}
+	return headAnswer(stripped, id, note, headAllowed(p.config)), true
+}
+
+// headAllowed reports whether the proxy's own shaping may show a head:
+// not with [redact] model on (the strip decision redacts nothing), nor
+// when the config cannot be read in full (the pointer alone, then).
+func headAllowed(configPath string) bool {
+	cfg, err := config.Load(configPath)
+	return err == nil && !cfg.Redact.Model
+}
+
+// headAnswer is the response to id with only the head of msg's first
+// text block (none unless withHead), and note (a format with the head's
+// length); msg's _meta and isError are kept, the rest of its result is
+// left out.
+func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []byte {
+	var in struct {
+		Result struct {
+			Meta    json.RawMessage `json:"_meta,omitempty"`
+			IsError bool            `json:"isError,omitempty"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"result"`
+	}
+	json.Unmarshal(msg, &in)
+	head := ""
+	for _, c := range in.Result.Content {
+		if c.Type == "text" && withHead {
+			head = headOf(c.Text, ownHeadBytes)
+			break
+		}
+	}
+	meta := in.Result.Meta
+	if len(meta) > skeletonCut {
+		meta = nil
+	}
+	text := head + sprintfInt(note, len(head))
+	out := map[string]any{"content": []map[string]string{{"type": "text", "text": text}}}
+	if len(meta) > 0 {
+		out["_meta"] = meta
+	}
+	if in.Result.IsError {
+		out["isError"] = true
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": out})
+	return b
+}
+
+// sprintfInt puts n where format has its one %d.
+func sprintfInt(format string, n int) string {
+	for i := 0; i+1 < len(format); i++ {
+		if format[i] == '%' && format[i+1] == 'd' {
+			return format[:i] + strconv.Itoa(n) + format[i+2:]
+		}
+	}
+	return format
+}
+
+// headOf is at most max bytes of text, cut at its last line break in the
+// second half when there is one, else at a UTF-8 boundary (the plugin's
+// shape.Head).
+func headOf(text string, max int) string {
+	if len(text) <= max {
+		return text
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	for i := cut - 1; i >= max/2; i-- {
+		if text[i] == '\n' {
+			return text[:i]
+		}
+	}
+	return text[:cut]
+}
+
+// eventKey is the key the plugin gives the event a proxied result is
+// recorded as (plugin/internal/shape.Key over the session, server,
+// JSON-RPC id, request id and arguments): "e" and 16 hex digits of
+// FNV-1a. TestEventKeyMatchesPlugin checks it against the plugin's own.
+func eventKey(parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	const hex = "0123456789abcdef"
+	v := h.Sum64()
+	b := []byte("e0000000000000000")
+	for i := 16; i >= 1; i-- {
+		b[i] = hex[v&15]
+		v >>= 4
+	}
+	return string(b)
+}
+
+// callArgs is a tools/call request's arguments as the plugin keys them:
+// as written, or {} when there are none.
+func callArgs(request []byte) string {
+	var r struct {
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	json.Unmarshal(request, &r)
+	if a := string(r.Params.Arguments); a != "" && a != "null" {
+		return a
+	}
+	return "{}"
+}
+
+// skeleton is the JSON message m with every string longer than cut
+// bytes cut to about cut bytes (at an escape and UTF-8 boundary), or
+// ok false when that is still over max. m is valid JSON.
+func skeleton(m []byte, cut, max int) (out []byte, ok bool) {
+	out = make([]byte, 0, min(len(m), max))
+	for i := 0; i < len(m); {
+		if m[i] != '"' {
+			out = append(out, m[i])
+			i++
+			continue
+		}
+		end := stringEnd(m, i)
+		if end < 0 {
+			return nil, false
+		}
+		s := m[i : end+1]
+		if len(s) > cut+2 {
+			s = append(m[i:stringCut(m, i, cut):stringCut(m, i, cut)], '"')
+		}
+		if len(out)+len(s) > max {
+			return nil, false
+		}
+		out = append(out, s...)
+		i = end + 1
+	}
+	return out, true
+}
+
+// stringCut is where to cut the JSON string that opens at m[open] so
+// that it keeps at most cut bytes of its content: never inside an escape
+// or a UTF-8 sequence.
+func stringCut(m []byte, open, cut int) int {
+	i, last := open+1, open+1
+	for i-open-1 <= cut {
+		last = i
+		switch {
+		case m[i] == '\\' && m[i+1] == 'u':
+			i += 6
+		case m[i] == '\\':
+			i += 2
+		default:
+			_, n := utf8.DecodeRune(m[i:])
+			i += n
+		}
+	}
+	return last
+}

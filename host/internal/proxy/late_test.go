@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/decider"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/internal/testcache"
+	"github.com/ctxhook/ctxhook/plugin/abi"
+)
+
+func TestSkeleton(t *testing.T) {
+	long := strings.Repeat("a", 40)
+	for _, tt := range []struct {
+		name, in, want string
+		ok             bool
+	}{
+		{"short strings untouched", `{"a":"bc","d":[1,"e"]}`, `{"a":"bc","d":[1,"e"]}`, true},
+		{"long string cut", `{"t":"` + long + `"}`, `{"t":"` + long[:16] + `"}`, true},
+		{"escape not split", `{"t":"` + long[:15] + `\"` + long + `"}`, `{"t":"` + long[:15] + `"}`, true},
+		{"unicode escape not split", `{"t":"` + long[:12] + `\u00e9` + long + `"}`, `{"t":"` + long[:12] + `"}`, true},
+		{"escape kept whole", `{"t":"` + long[:10] + `\u00e9` + long + `"}`, `{"t":"` + long[:10] + `\u00e9"}`, true},
+		{"UTF-8 not split", `{"t":"` + long[:15] + `é` + long + `"}`, `{"t":"` + long[:15] + `"}`, true},
+		{"quote in key or escape", `{"k\"y":"` + long + `"}`, `{"k\"y":"` + long[:16] + `"}`, true},
+		{"too large", `["` + long[:10] + `","` + long[:10] + `","` + long[:10] + `","` + long[:10] + `"]`, ``, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, ok := skeleton([]byte(tt.in), 16, 50)
+			if ok != tt.ok || string(out) != tt.want {
+				t.Fatalf("skeleton(%s) = %s, %v; want %s, %v", tt.in, out, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// FuzzSkeleton: a skeleton of valid JSON is valid JSON, no longer than
+// its message, within its bound, and every string in it is short.
+func FuzzSkeleton(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"` + strings.Repeat(`ab\n\u00e9é\"`, 20) + `"}]}}`))
+	f.Add([]byte(`["\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\"]`))
+	f.Fuzz(func(t *testing.T, m []byte) {
+		if !json.Valid(m) {
+			return
+		}
+		out, ok := skeleton(m, 16, 1<<10)
+		if !ok {
+			return
+		}
+		if !json.Valid(out) || len(out) > len(m) || len(out) > 1<<10 {
+			t.Fatalf("skeleton(%q) = %q", m, out)
+		}
+		for _, s := range regexp.MustCompile(`"(\\.|[^"\\])*"`).FindAll(out, -1) {
+			if len(s) > 16+2 {
+				t.Fatalf("skeleton(%q) keeps %q", m, s)
+			}
+		}
+	})
+}
+
+// TestEventKeyMatchesPlugin: the pointer the proxy writes when the
+// plugin is late names the event the plugin records, decided by the real
+// plugin in-process under the same request id.
+func TestEventKeyMatchesPlugin(t *testing.T) {
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "cache"), 0o700)
+	os.Symlink(testcache.Dir("ctxhook-test-wasm"), filepath.Join(home, "cache", "wasm"))
+	getenv := func(k string) string {
+		switch k {
+		case "CTXHOOK_HOME":
+			return home
+		case "CTXHOOK_NO_DAEMON":
+			return "1"
+		}
+		return ""
+	}
+	p, err := paths.Resolve(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decider.New(getenv, p, func(kind, format string, a ...any) { t.Logf(format, a...) })
+	defer d.Close()
+	request := []byte(`{"jsonrpc":"2.0","id": 7 ,"method":"tools/call","params":{"name":"search","arguments":{ "q" : "p99", "n":[1, 2]}}}`)
+	msg := []byte(`{"jsonrpc":"2.0","id": 7 ,"result":{"content":[{"type":"text","text":"` + strings.Repeat("line of a large result\\n", 2000) + `"}]}}`)
+	for _, tt := range []struct{ session, server, reqID string }{
+		{"s-1", "wf", "rid-1"},
+		{"proxy-abc", "jira", "x-42"},
+	} {
+		out, err := d.DecideWithin(context.Background(), tt.reqID, abi.HarnessMCPProxy, abi.ProxyResponse, proxyPayload(tt.session, tt.server, "", msg, request), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`stored as event (e[0-9a-f]{16})`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("the plugin did not shape the result: %.300s", out)
+		}
+		if got := eventKey(tt.session, tt.server, "7", "request "+tt.reqID, callArgs(request)); got != m[1] {
+			t.Errorf("%+v: the proxy's key %s, the plugin's %s", tt, got, m[1])
+		}
+	}
+}
+
+func TestHeadAnswer(t *testing.T) {
+	msg := []byte(`{"jsonrpc":"2.0","id":"a","result":{"_meta":{"session_token":"[session token held by ctxhook]"},"isError":true,"extra":"x",` +
+		`"content":[{"type":"image","data":"AAAA"},{"type":"text","text":"` + strings.Repeat("0123456789abcde\\n", 100) + `"}]}}`)
+	if out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", false); !strings.Contains(string(out), `"text":" [note 0]"`) {
+		t.Errorf("headAnswer without a head: %s", out)
+	}
+	out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", true)
+	var got struct {
+		ID     string
+		Result struct {
+			Meta    map[string]string `json:"_meta"`
+			IsError bool
+			Extra   string
+			Content []struct{ Type, Text string }
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	c := got.Result.Content
+	if got.ID != "a" || !got.Result.IsError || got.Result.Extra != "" || got.Result.Meta["session_token"] == "" || len(c) != 1 {
+		t.Fatalf("headAnswer: %s", out)
+	}
+	if want := strings.Repeat("0123456789abcde\n", 63) + "0123456789abcde [note 1023]"; c[0].Text != want {
+		t.Errorf("text %q, want %q", c[0].Text, want)
+	}
+}
+
+// TestHeadAllowed: the proxy's own shaping shows no head with [redact]
+// model on, its strip decision having redacted nothing, nor when the
+// config has an error.
+func TestHeadAllowed(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"no config", "", true},
+		{"model off", "[redact]\nmodel = false\n", true},
+		{"model on", "[redact]\nmodel = true\n", false},
+		{"an error", "[redact]\nmodel = \"yes\"\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".toml")
+			if tt.text != "" {
+				os.WriteFile(path, []byte(tt.text), 0o600)
+			}
+			if got := headAllowed(path); got != tt.want {
+				t.Errorf("headAllowed(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
+	}
+}
