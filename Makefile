@@ -143,6 +143,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/auggie:FuzzParse \
 	  ./plugin/internal/pi:FuzzParse \
 	  ./plugin/internal/transcript:FuzzParse \
+	  ./plugin/internal/transcript:FuzzParseFormats \
 	  ./plugin/internal/shape:FuzzHead \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \

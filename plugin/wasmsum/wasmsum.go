@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "29ef0857232b89820353d3f6b5447d87a5fe97aceb01051cf37c0707a3c83c74"
+const SHA256 = "51375f88ed3e42bef40158f448061e7e6a207397f0c936d8373df5b18eff6ea7"
