@@ -202,6 +202,8 @@ bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings
 	CTXHOOK_BENCH=1 CTXHOOK_PROXY_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 30m -run 'TestProxyLatency|TestProxyThroughput|TestProxyFirstAnswer' -v ./host/internal/proxy/ | grep -vE '^(=== |--- |PASS|ok )'
 	@echo "daemon memory under a flood (3 clients x 1 GiB, peak RSS from /proc VmHWM):"
 	$(GO) test -count=1 -timeout 10m -run 'TestDaemonFlood' -v ./host/internal/daemon/ | grep -E 'flood:|FAIL'
+	@echo "ctxhook index --all over generated history of every harness (MB/s, peak RSS; fails over 300 MB or on a second run that indexes again):"
+	$(GO) run ./host/tests/indexbench -bin $(BIN)
 	$(MAKE) retrievalbench
 
 retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)

@@ -30,6 +30,7 @@ type indexRun struct {
 	env       Env
 	named     bool // files named on the command line
 	jobs      []transcripts.Job
+	compiled  *runner.Compiled
 	r         *runner.Runner
 	st        *store.Store
 	cfg       abi.Config
@@ -65,7 +66,7 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 	if code := run.open(ctx); code != 0 {
 		return code
 	}
-	defer run.r.Close(ctx)
+	defer run.close(ctx)
 	defer run.st.Close()
 	if run.indexAll(ctx)+failed > 0 {
 		return 1
@@ -119,11 +120,18 @@ func (x *indexRun) open(ctx context.Context) int {
 	if err != nil {
 		return fail(x.env, "%v", err)
 	}
-	if x.r, err = runner.New(ctx, runner.Options{CacheDir: p.WasmCache()}); err != nil {
+	// A pass is up to a MiB of history, redacted in one call: on a loaded
+	// machine that takes more than a hook's call bound.
+	o := runner.Options{CacheDir: p.WasmCache(), CallTimeout: indexCallTimeout}
+	if x.compiled, err = runner.Compile(ctx, o); err != nil {
+		return fail(x.env, "%v", err)
+	}
+	if x.r, err = x.compiled.Instance(ctx); err != nil {
+		x.compiled.Close(ctx)
 		return fail(x.env, "%v", err)
 	}
 	if x.st, err = store.Open(p.DB(), store.Options{}); err != nil {
-		x.r.Close(ctx)
+		x.close(ctx)
 		return fail(x.env, "%v", err)
 	}
 	if x.cfg, err = config.Load(p.Config); err != nil {
@@ -139,6 +147,35 @@ func (x *indexRun) open(ctx context.Context) int {
 	return 0
 }
 
+// indexCallTimeout bounds one plugin call of ctxhook index, and indexPass
+// one pass: the plugin decodes and redacts a pass in one call, whose time
+// and guest memory grow with it (a MiB took 0.4 s to decode and more to
+// redact, measured on a loaded machine).
+const (
+	indexCallTimeout = 30 * time.Second
+	indexPass        = 256 << 10
+)
+
+// renew replaces a plugin instance a failed call left unusable, so one bad
+// history does not stop the others.
+func (x *indexRun) renew(ctx context.Context) {
+	if x.r.Broken() == nil {
+		return
+	}
+	x.r.Close(ctx)
+	r, err := x.compiled.Instance(ctx)
+	if err != nil {
+		fmt.Fprintf(x.env.Stderr, "ctxhook: %v\n", err)
+		return
+	}
+	x.r = r
+}
+
+func (x *indexRun) close(ctx context.Context) {
+	x.r.Close(ctx)
+	x.compiled.Close(ctx)
+}
+
 // indexAll indexes every job, with progress, and reports; it returns how
 // many failed.
 func (x *indexRun) indexAll(ctx context.Context) (failed int) {
@@ -149,7 +186,9 @@ func (x *indexRun) indexAll(ctx context.Context) (failed int) {
 		if fi, err := os.Stat(j.Path); err == nil {
 			j.Final = time.Since(fi.ModTime()) > quietFor
 		}
+		j.Pass = indexPass
 		res, err := transcripts.Index(ctx, x.r, x.st, x.cfg, x.readState, j, 0)
+		x.renew(ctx)
 		prog.done(i+1, max(0, fileSize(j.Path)-x.starts[i]))
 		if err != nil {
 			failed++

@@ -77,7 +77,7 @@ type sessionReader struct {
 	rendered    bool
 }
 
-func (r *sessionReader) read(_ string, off int64) ([]byte, int64, error) {
+func (r *sessionReader) read(_ string, off, pass int64) ([]byte, int64, error) {
 	if !r.rendered {
 		doc, err := renderSession(r.db, r.session)
 		if err != nil {
@@ -89,7 +89,7 @@ func (r *sessionReader) read(_ string, off int64) ([]byte, int64, error) {
 	if off > size {
 		return nil, 0, errRewritten
 	}
-	end := min(size, off+MaxPass)
+	end := min(size, off+pass)
 	data := r.doc[off:end]
 	if end < size {
 		i := bytes.LastIndexByte(data, '\n')

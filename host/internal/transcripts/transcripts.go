@@ -35,8 +35,12 @@ type Job struct {
 	Final bool
 	// Read, when set, reads the source instead of the file at Path (a
 	// database's session rendered as lines): whole lines from off, and the
-	// source's size; errRewritten when it is shorter than off.
-	Read func(path string, off int64) (data []byte, size int64, err error)
+	// source's size; errRewritten when it is shorter than off. pass is
+	// Pass.
+	Read func(path string, off, pass int64) (data []byte, size int64, err error)
+	// Pass bounds one pass's read (0: MaxPass). The plugin decodes and
+	// redacts a pass in one call, whose time and memory grow with it.
+	Pass int64
 }
 
 // Result says what a run did.
@@ -74,13 +78,13 @@ func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config
 	if j.Read != nil {
 		rd = j.Read
 	}
-	data, size, err := rd(j.Path, off)
+	data, size, err := rd(j.Path, off, j.pass())
 	if errors.Is(err, errRewritten) { // rewritten or rotated: start over
 		if err := st.ResetTranscript(j.Path); err != nil {
 			return 0, 0, false, err
 		}
 		off = 0
-		data, size, err = rd(j.Path, 0)
+		data, size, err = rd(j.Path, 0, j.pass())
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		return 0, 0, true, nil // not written yet (a session just starting), or gone
@@ -136,7 +140,7 @@ var errRewritten = errors.New("transcripts: rewritten")
 
 // readFile reads whole lines of the file at path from off: the data, and
 // the file's size.
-func readFile(path string, off int64) ([]byte, int64, error) {
+func readFile(path string, off, pass int64) ([]byte, int64, error) {
 	// Opened without waiting (a FIFO named as the transcript stalled every
 	// Stop hook until its deadline) and read only if it is a regular file.
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -160,13 +164,20 @@ func readFile(path string, off int64) ([]byte, int64, error) {
 	if fi.Size() == off {
 		return nil, off, nil
 	}
-	data, err := readLines(f, off, fi.Size())
+	data, err := readLines(f, off, fi.Size(), pass)
 	return data, fi.Size(), err
 }
 
-// readLines reads whole lines from off, up to about MaxPass bytes.
-func readLines(f *os.File, off, size int64) ([]byte, error) {
-	want := min(size-off, MaxPass)
+func (j Job) pass() int64 {
+	if j.Pass > 0 {
+		return j.Pass
+	}
+	return MaxPass
+}
+
+// readLines reads whole lines from off, up to about pass bytes.
+func readLines(f *os.File, off, size, pass int64) ([]byte, error) {
+	want := min(size-off, pass)
 	buf := make([]byte, want)
 	n, err := f.ReadAt(buf, off)
 	if err != nil && !errors.Is(err, io.EOF) {
