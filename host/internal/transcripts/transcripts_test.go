@@ -162,3 +162,35 @@ func TestFind(t *testing.T) {
 		t.Errorf("skipped %v, want the link and the file others may write", skipped)
 	}
 }
+
+// TestHostileDatabases: an OpenCode database that is a link to another
+// file, or not a database at all, is named and skipped; the rest of the
+// history is still found.
+func TestHostileDatabases(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		plant func(db string)
+	}{
+		{"link", func(db string) {
+			real := filepath.Join(filepath.Dir(db), "elsewhere.db")
+			b, _ := os.ReadFile("../../../testdata/transcripts/opencode-1.18.33.db")
+			os.WriteFile(real, b, 0o600)
+			os.Symlink(real, db)
+		}},
+		{"garbage", func(db string) { os.WriteFile(db, bytes.Repeat([]byte("not a database\x00"), 1000), 0o600) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			db := filepath.Join(home, ".local/share/opencode/opencode.db")
+			os.MkdirAll(filepath.Dir(db), 0o700)
+			tt.plant(db)
+			os.MkdirAll(filepath.Join(home, ".pi/agent/sessions/p"), 0o700)
+			os.WriteFile(filepath.Join(home, ".pi/agent/sessions/p/s.jsonl"), []byte("{}\n"), 0o600)
+			var skipped []string
+			jobs := Find(Sources(home, func(string) string { return "" }), func(p, why string) { skipped = append(skipped, p+": "+why) })
+			if len(jobs) != 1 || jobs[0].Format != "pi" || len(skipped) != 1 || !strings.Contains(skipped[0], "opencode.db") {
+				t.Errorf("jobs %v, skipped %q", jobs, skipped)
+			}
+		})
+	}
+}
