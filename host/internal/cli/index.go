@@ -79,7 +79,8 @@ func (x *indexRun) findAll() (none bool) {
 	env := x.env
 	srcs := transcripts.Sources(install.Home(env.Getenv), env.Getenv)
 	x.jobs = transcripts.Find(srcs, func(path, why string) {
-		fmt.Fprintf(env.Stderr, "ctxhook: index: skipping %s: %s\n", path, why)
+		// %q: a file name may hold control characters meant for the terminal.
+		fmt.Fprintf(env.Stderr, "ctxhook: index: skipping %q: %s\n", path, why)
 	})
 	if len(x.jobs) > 0 {
 		return false

@@ -86,12 +86,16 @@ func TestIndexSkipsHostileEntries(t *testing.T) {
 	os.WriteFile(outside, []byte(`{"type":"user","sessionId":"x","message":{"content":"the zanzibar secret plan"}}`+"\n"), 0o600)
 	os.Symlink(outside, filepath.Join(home, ".claude/projects/-p/link.jsonl"))
 	os.Symlink(filepath.Dir(outside), filepath.Join(home, ".claude/projects/linked-dir"))
+	os.Symlink(outside, filepath.Join(home, ".claude/projects/-p/evil\x1b[2J.jsonl"))
 	shared := filepath.Join(home, ".factory/sessions/-p/shared.jsonl")
 	os.WriteFile(shared, []byte(`{"type":"message","message":{"role":"user","content":"the zanzibar plan"}}`+"\n"), 0o600)
 	os.Chmod(shared, 0o666)
 	out, errs, code := e.run(t, nil, "index", "--all")
-	if code != 0 || !strings.Contains(out, "Indexed 9 new turns") || !strings.Contains(errs, "link.jsonl: ") || !strings.Contains(errs, "shared.jsonl: ") {
+	if code != 0 || !strings.Contains(out, "Indexed 9 new turns") || !strings.Contains(errs, "link.jsonl\": ") || !strings.Contains(errs, "shared.jsonl\": ") {
 		t.Fatalf("%d %q %q", code, out, errs)
+	}
+	if strings.Contains(errs, "\x1b") {
+		t.Errorf("a file name's escape sequence reached stderr: %q", errs)
 	}
 	if out, _, _ := e.run(t, nil, "search", "zanzibar"); strings.Contains(out, "#c") {
 		t.Errorf("a skipped file was indexed:\n%s", out)
