@@ -157,10 +157,15 @@ const (
 	indexPass        = 256 << 10
 )
 
+// indexMaxGuest: an instance whose memory grew past this is replaced
+// (guest memory never shrinks; a long run would keep its high-water mark
+// for every later file).
+const indexMaxGuest = 96 << 20
+
 // renew replaces a plugin instance a failed call left unusable, so one bad
-// history does not stop the others.
+// history does not stop the others, and one that grew large.
 func (x *indexRun) renew(ctx context.Context) {
-	if x.r.Broken() == nil {
+	if x.r.Broken() == nil && x.r.MemoryBytes() < indexMaxGuest {
 		return
 	}
 	x.r.Close(ctx)

@@ -54,7 +54,8 @@ func run(bin, fixtures string, size, maxRSS int64, keep bool) error {
 		return err
 	}
 	mbs := float64(n) / 1e6 / first.wall.Seconds()
-	fmt.Printf("index --all: %.2f GB in %s: %.1f MB/s, peak RSS %d MB; %s\n", float64(n)/1e9, first.wall.Round(100*time.Millisecond), mbs, first.rssMB, first.summary)
+	fmt.Printf("index --all: %.2f GB in %s: %.2f MB/s (%.2f MB per CPU second, %s of CPU), peak RSS %d MB; %s\n", float64(n)/1e9,
+		first.wall.Round(100*time.Millisecond), mbs, float64(n)/1e6/first.cpu.Seconds(), first.cpu.Round(100*time.Millisecond), first.rssMB, first.summary)
 	second, err := index(bin, tmp, home)
 	if err != nil {
 		return err
@@ -71,6 +72,7 @@ func run(bin, fixtures string, size, maxRSS int64, keep bool) error {
 
 type result struct {
 	wall    time.Duration
+	cpu     time.Duration // user and system time: the speed on a machine of its own
 	rssMB   int64
 	summary string
 }
@@ -90,6 +92,7 @@ func index(bin, tmp, home string) (result, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" {
 		r.rssMB = int64(ru.Maxrss) >> 10 // KiB on Linux
 	}
+	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	r.summary = string(bytes.TrimSpace(bytes.SplitN(out.Bytes(), []byte("\n"), 2)[0]))
 	if err != nil {
 		return r, fmt.Errorf("%s index --all: %v\n%s", bin, err, out.String())
