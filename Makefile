@@ -159,6 +159,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/auggie:FuzzParse \
 	  ./plugin/internal/pi:FuzzParse \
 	  ./plugin/internal/transcript:FuzzParse \
+	  ./plugin/internal/transcript:FuzzParseFormats \
 	  ./plugin/internal/shape:FuzzHead \
 	  ./plugin/internal/engine:FuzzHandle \
 	  ./plugin/internal/redact:FuzzString \
@@ -219,6 +220,8 @@ bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings
 	@echo "daemon memory under a flood (3 clients x 1 GiB, peak RSS from /proc VmHWM):"
 	$(GO) test -count=1 -timeout 10m -run 'TestDaemonFlood' -v ./host/internal/daemon/ | grep -E 'flood:|FAIL'
 	$(GO) run ./host/tests/pgbench -sizes $(PGBENCH_SIZES)
+	@echo "ctxhook index --all over generated history of every harness (MB/s, peak RSS; fails over 300 MB or on a second run that indexes again):"
+	$(GO) run ./host/tests/indexbench -bin $(BIN)
 	$(MAKE) retrievalbench
 	@if command -v wine >/dev/null; then $(MAKE) bench-wine; else echo "(no Wine here: the Windows warm/cold ratio was not measured)"; fi
 

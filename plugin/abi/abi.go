@@ -175,7 +175,8 @@ type ProxyPayload struct {
 
 // TranscriptPayload is new bytes of a session transcript to chunk.
 type TranscriptPayload struct {
-	// Format is the transcript's writer: "claude-code" or "codex".
+	// Format is the transcript's writer: "claude-code", "codex",
+	// "copilot", "droid", "gemini", "qwen", "pi", "opencode" or "kilo".
 	Format string `json:"format"`
 	// Path is the transcript file (recorded with each chunk).
 	Path string `json:"path"`

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d4cd16469c2ade040fbb208b9f013da2b83a36342c4550fa549fd174c1098a67"
+const SHA256 = "2468dd0c120ccbe351bceebf6212bef66f2d42ba959de5b4c9e3dccb9706c777"

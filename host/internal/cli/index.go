@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
@@ -22,41 +22,79 @@ import (
 // last turn is indexed too.
 const quietFor = 5 * time.Minute
 
+// indexFormats are the formats --format accepts.
+var indexFormats = []string{"claude-code", "codex", "copilot", "droid", "gemini", "qwen", "pi"}
+
+// indexRun is one `ctxhook index`: what it was asked, and what it opened.
+type indexRun struct {
+	env       Env
+	named     bool // files named on the command line
+	jobs      []transcripts.Job
+	compiled  *runner.Compiled
+	r         *runner.Runner
+	st        *store.Store
+	cfg       abi.Config
+	readState transcripts.StateReader
+	starts    []int64 // each job's stored offset before this run
+}
+
 // runIndex is `ctxhook index`: bring session transcripts into the store.
 func runIndex(ctx context.Context, env Env, args []string) int {
-	flags := newFlags(env, "index", "[--format claude-code|codex] [file.jsonl...]",
-		"Index agent session transcripts (Claude Code's ~/.claude/projects, Codex CLI's ~/.codex/sessions) into the store,\n"+
-			"incrementally: only what was appended since the last run is read. Hooks do this at SessionStart and Stop.")
-	format := flags.String("format", "", "the files' format when naming files (default: from the path)")
+	flags := newFlags(env, "index", "[--all] [--format FORMAT] [file...]",
+		"Index agents' session history into the store: Claude Code, Codex CLI, Copilot CLI, Droid and Gemini CLI\n"+
+			"(where each keeps it: see docs/transcripts.md), incrementally: only what was written since the last run is read.\n"+
+			"Without files (or with --all) every harness's history is read, that from before install too, with progress on stderr.")
+	flags.Bool("all", false, "read every harness's history (the default without files)")
+	format := flags.String("format", "", "the files' format when naming files (default: from the path): "+fmt.Sprint(indexFormats))
 	pos, code, ok := parse(flags, args)
 	if !ok {
 		return code
 	}
-	if *format != "" && *format != abi.HarnessClaudeCode && *format != abi.HarnessCodex {
-		return usageError(env, "index", "--format must be claude-code or codex, not %q", *format)
+	if *format != "" && !slices.Contains(indexFormats, *format) {
+		return usageError(env, "index", "--format must be one of %v, not %q", indexFormats, *format)
 	}
-	p, err := resolvePaths(env)
-	if err != nil {
-		return fail(env, "%v", err)
+	run := &indexRun{env: env, named: len(pos) > 0}
+	failed := 0
+	if run.named {
+		failed = run.nameFiles(pos, *format)
+	} else if run.findAll() {
+		return 0
 	}
-	var jobs []transcripts.Job
-	if len(pos) == 0 {
-		home := install.Home(env.Getenv)
-		claudeDir := filepath.Join(home, ".claude")
-		if d := env.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-			claudeDir = d
-		}
-		codexHome := filepath.Join(home, ".codex")
-		if d := env.Getenv("CODEX_HOME"); d != "" {
-			codexHome = d
-		}
-		jobs = transcripts.Find(claudeDir, codexHome)
-		if len(jobs) == 0 {
-			fmt.Fprintf(env.Stdout, "No transcripts under %s or %s.\n", filepath.Join(claudeDir, "projects"), filepath.Join(codexHome, "sessions"))
-			return 0
-		}
+	if len(run.jobs) == 0 {
+		return 1
 	}
-	missing := 0
+	if code := run.open(ctx); code != 0 {
+		return code
+	}
+	defer run.close(ctx)
+	defer run.st.Close()
+	if run.indexAll(ctx)+failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// findAll lists every harness's history; true when there is none.
+func (x *indexRun) findAll() (none bool) {
+	env := x.env
+	srcs := transcripts.Sources(install.Home(env.Getenv), env.Getenv)
+	x.jobs = transcripts.Find(srcs, func(path, why string) {
+		// %q: a file name may hold control characters meant for the terminal.
+		fmt.Fprintf(env.Stderr, "ctxhook: index: skipping %q: %s\n", path, why)
+	})
+	if len(x.jobs) > 0 {
+		return false
+	}
+	fmt.Fprintf(env.Stdout, "No session history found under:\n")
+	for _, s := range srcs {
+		fmt.Fprintf(env.Stdout, "  %s (%s)\n", s.Dir, s.Harness)
+	}
+	return true
+}
+
+// nameFiles adds the files named on the command line; it returns how many
+// could not be.
+func (x *indexRun) nameFiles(pos []string, format string) (missing int) {
 	for _, f := range pos {
 		abs, _ := filepath.Abs(f)
 		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
@@ -64,74 +102,142 @@ func runIndex(ctx context.Context, env Env, args []string) int {
 			if err != nil {
 				why = errors.Unwrap(err).Error()
 			}
-			fmt.Fprintf(env.Stderr, "ctxhook: index: %s: %s\n", f, why)
+			fmt.Fprintf(x.env.Stderr, "ctxhook: index: %s: %s\n", f, why)
 			missing++
 			continue
 		}
-		fm := *format
+		fm := format
 		if fm == "" {
-			fm = sniffFormat(abs)
+			fm = transcripts.FormatOf(abs)
 		}
-		jobs = append(jobs, transcripts.Job{Path: abs, Format: fm})
+		x.jobs = append(x.jobs, transcripts.Job{Path: abs, Format: fm})
 	}
-	if len(jobs) == 0 {
-		return 1
-	}
-	r, err := runner.New(ctx, runner.Options{CacheDir: p.WasmCache()})
+	return missing
+}
+
+// open starts the plugin and opens the store, config and state.
+func (x *indexRun) open(ctx context.Context) int {
+	p, err := resolvePaths(x.env)
 	if err != nil {
-		return fail(env, "%v", err)
+		return fail(x.env, "%v", err)
 	}
-	defer r.Close(ctx)
-	st, err := store.Open(p.DB(), store.Options{})
-	if err != nil {
-		return fail(env, "%v", err)
+	// A pass is up to a MiB of history, redacted in one call: on a loaded
+	// machine that takes more than a hook's call bound.
+	o := runner.Options{CacheDir: p.WasmCache(), CallTimeout: indexCallTimeout}
+	if x.compiled, err = runner.Compile(ctx, o); err != nil {
+		return fail(x.env, "%v", err)
 	}
-	defer st.Close()
-	cfg, err := config.Load(p.Config)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "ctxhook: %v\n", err)
+	if x.r, err = x.compiled.Instance(ctx); err != nil {
+		x.compiled.Close(ctx)
+		return fail(x.env, "%v", err)
+	}
+	if x.st, err = store.Open(p.DB(), store.Options{}); err != nil {
+		x.close(ctx)
+		return fail(x.env, "%v", err)
+	}
+	if x.cfg, err = config.Load(p.Config); err != nil {
+		fmt.Fprintf(x.env.Stderr, "ctxhook: %v\n", err)
 	}
 	sd, sdErr := state.Open(p.StateDir())
-	readState := func(keys []string) (map[string]string, error) {
+	x.readState = func(keys []string) (map[string]string, error) {
 		if sdErr != nil {
 			return nil, sdErr
 		}
 		return sd.Read(keys)
 	}
-	total, failed, waiting := 0, missing, 0
-	for i, j := range jobs {
+	return 0
+}
+
+// indexCallTimeout bounds one plugin call of ctxhook index, and indexPass
+// one pass: the plugin decodes and redacts a pass in one call, whose time
+// and guest memory grow with it (a MiB took 0.4 s to decode and more to
+// redact, measured on a loaded machine).
+const (
+	indexCallTimeout = 30 * time.Second
+	indexPass        = 256 << 10
+)
+
+// indexMaxGuest: an instance whose memory grew past this is replaced
+// (guest memory never shrinks; a long run would keep its high-water mark
+// for every later file).
+const indexMaxGuest = 96 << 20
+
+// renew replaces a plugin instance a failed call left unusable, so one bad
+// history does not stop the others, and one that grew large.
+func (x *indexRun) renew(ctx context.Context) {
+	if x.r.Broken() == nil && x.r.MemoryBytes() < indexMaxGuest {
+		return
+	}
+	x.r.Close(ctx)
+	r, err := x.compiled.Instance(ctx)
+	if err != nil {
+		fmt.Fprintf(x.env.Stderr, "ctxhook: %v\n", err)
+		return
+	}
+	x.r = r
+}
+
+func (x *indexRun) close(ctx context.Context) {
+	x.r.Close(ctx)
+	x.compiled.Close(ctx)
+}
+
+// indexAll indexes every job, with progress, and reports; it returns how
+// many failed.
+func (x *indexRun) indexAll(ctx context.Context) (failed int) {
+	env := x.env
+	prog := newProgress(env.Stderr, x.pending(), len(x.jobs), time.Now())
+	total, waiting := 0, 0
+	for i, j := range x.jobs {
 		if fi, err := os.Stat(j.Path); err == nil {
 			j.Final = time.Since(fi.ModTime()) > quietFor
 		}
-		res, err := transcripts.Index(ctx, r, st, cfg, readState, j, 0)
+		j.Pass = indexPass
+		res, err := transcripts.Index(ctx, x.r, x.st, x.cfg, x.readState, j, 0)
+		x.renew(ctx)
+		prog.done(i+1, max(0, fileSize(j.Path)-x.starts[i]))
 		if err != nil {
 			failed++
 			fmt.Fprintf(env.Stderr, "ctxhook: %s: %v\n", j.Path, err)
 			continue
 		}
 		total += res.Chunks
-		if res.Chunks > 0 {
-			fmt.Fprintf(env.Stdout, "[%d/%d] %s: %d turns (%d KB)\n", i+1, len(jobs), j.Path, res.Chunks, res.Bytes>>10)
+		if res.Chunks > 0 && x.named {
+			fmt.Fprintf(env.Stdout, "[%d/%d] %s: %d turns (%d KB)\n", i+1, len(x.jobs), j.Path, res.Chunks, res.Bytes>>10)
 		}
-		if off, err := st.TranscriptOffset(j.Path); err == nil && !j.Final && off < fileSize(j.Path) {
-			// A session still running: its last turn may not be over.
-			waiting++
-			if len(pos) > 0 {
-				fmt.Fprintf(env.Stdout, "[%d/%d] %s: its last turn waits: written to in the last %d minutes, the session may still run; its Stop hook indexes it\n", i+1, len(jobs), j.Path, int(quietFor.Minutes()))
+		if off, err := x.st.TranscriptOffset(j.Path); err == nil && !j.Final && off < fileSize(j.Path) {
+			waiting++ // a session still running: its last turn may not be over
+			if x.named {
+				fmt.Fprintf(env.Stdout, "[%d/%d] %s: its last turn waits: written to in the last %d minutes, the session may still run; its Stop hook indexes it\n", i+1, len(x.jobs), j.Path, int(quietFor.Minutes()))
 			}
 		}
 	}
-	n, _ := st.ChunkCount()
+	prog.finish()
+	x.report(total, waiting)
+	return failed
+}
+
+// pending is how many bytes the jobs have beyond their stored offsets; it
+// keeps each offset for the progress.
+func (x *indexRun) pending() int64 {
+	var n int64
+	x.starts = make([]int64, len(x.jobs))
+	for i, j := range x.jobs {
+		x.starts[i], _ = x.st.TranscriptOffset(j.Path)
+		n += max(0, fileSize(j.Path)-x.starts[i])
+	}
+	return n
+}
+
+func (x *indexRun) report(total, waiting int) {
+	env := x.env
+	n, _ := x.st.ChunkCount()
 	fmt.Fprintf(env.Stdout, "Indexed %s from %s; %s in the store. Search them with 'ctxhook search'.\n",
-		plural(int64(total), "new turn", "new turns"), plural(int64(len(jobs)), "transcript", "transcripts"), plural(n, "turn", "turns"))
-	if waiting > 0 && len(pos) == 0 {
+		plural(int64(total), "new turn", "new turns"), plural(int64(len(x.jobs)), "transcript", "transcripts"), plural(n, "turn", "turns"))
+	if waiting > 0 && !x.named {
 		fmt.Fprintf(env.Stdout, "The last turn of %s waits: written to in the last %d minutes, the session may still run. Its Stop hook indexes it, or 'ctxhook index' once it is quiet.\n",
 			plural(int64(waiting), "transcript", "transcripts"), int(quietFor.Minutes()))
 	}
-	if failed > 0 {
-		return 1
-	}
-	return 0
 }
 
 func fileSize(path string) int64 {
@@ -140,24 +246,4 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return fi.Size()
-}
-
-// sniffFormat tells a Codex rollout (its first line is session_meta) from
-// a Claude Code transcript.
-func sniffFormat(path string) string {
-	if strings.Contains(path, "/.codex/") || strings.HasPrefix(filepath.Base(path), "rollout-") {
-		return abi.HarnessCodex
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return abi.HarnessClaudeCode
-	}
-	defer f.Close()
-	head := make([]byte, 4096)
-	n, _ := f.Read(head)
-	first, _, _ := strings.Cut(string(head[:n]), "\n")
-	if strings.Contains(first, `"type":"session_meta"`) || strings.Contains(first, `"type": "session_meta"`) {
-		return abi.HarnessCodex
-	}
-	return abi.HarnessClaudeCode
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -34,6 +33,14 @@ type Job struct {
 	Path, Format, Session string
 	// Final: the session's last turn is over.
 	Final bool
+	// Read, when set, reads the source instead of the file at Path (a
+	// database's session rendered as lines): whole lines from off, and the
+	// source's size; errRewritten when it is shorter than off. pass is
+	// Pass.
+	Read func(path string, off, pass int64) (data []byte, size int64, err error)
+	// Pass bounds one pass's read (0: MaxPass). The plugin decodes and
+	// redacts a pass in one call, whose time and memory grow with it.
+	Pass int64
 }
 
 // Result says what a run did.
@@ -63,41 +70,32 @@ func Index(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Confi
 }
 
 func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config, readState StateReader, j Job) (chunks int, read int64, done bool, err error) {
-	// Opened without waiting (a FIFO named as the transcript stalled every
-	// Stop hook until its deadline) and read only if it is a regular file.
-	f, err := os.OpenFile(j.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, os.ErrNotExist) {
-		return 0, 0, true, nil // not written yet (a session just starting), or gone
-	}
-	if err != nil {
-		return 0, 0, false, fmt.Errorf("transcripts: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, 0, false, fmt.Errorf("transcripts: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return 0, 0, true, fmt.Errorf("transcripts: %s is not a regular file", j.Path)
-	}
 	off, err := st.TranscriptOffset(j.Path)
 	if err != nil {
 		return 0, 0, false, err
 	}
-	if fi.Size() < off { // rewritten or rotated: start over
+	rd := readFile
+	if j.Read != nil {
+		rd = j.Read
+	}
+	data, size, err := rd(j.Path, off, j.pass())
+	if errors.Is(err, errRewritten) { // rewritten or rotated: start over
 		if err := st.ResetTranscript(j.Path); err != nil {
 			return 0, 0, false, err
 		}
 		off = 0
+		data, size, err = rd(j.Path, 0, j.pass())
 	}
-	if fi.Size() == off {
-		return 0, 0, true, nil
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, 0, true, nil // not written yet (a session just starting), or gone
 	}
-	data, err := readLines(f, off, fi.Size())
 	if err != nil {
 		return 0, 0, false, err
 	}
-	atEOF := off+int64(len(data)) >= fi.Size()
+	if size == off {
+		return 0, 0, true, nil
+	}
+	atEOF := off+int64(len(data)) >= size
 	if len(data) == 0 {
 		return 0, 0, true, nil // only a partial last line so far
 	}
@@ -137,9 +135,49 @@ func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config
 	return len(cs), int64(ans.Consumed), atEOF && ans.Consumed == len(data), nil
 }
 
-// readLines reads whole lines from off, up to about MaxPass bytes.
-func readLines(f *os.File, off, size int64) ([]byte, error) {
-	want := min(size-off, MaxPass)
+// errRewritten says a source is shorter than its stored offset.
+var errRewritten = errors.New("transcripts: rewritten")
+
+// readFile reads whole lines of the file at path from off: the data, and
+// the file's size.
+func readFile(path string, off, pass int64) ([]byte, int64, error) {
+	// Opened without waiting (a FIFO named as the transcript stalled every
+	// Stop hook until its deadline) and read only if it is a regular file.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0, err
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("transcripts: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("transcripts: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("transcripts: %s is not a regular file", path)
+	}
+	if fi.Size() < off {
+		return nil, 0, errRewritten
+	}
+	if fi.Size() == off {
+		return nil, off, nil
+	}
+	data, err := readLines(f, off, fi.Size(), pass)
+	return data, fi.Size(), err
+}
+
+func (j Job) pass() int64 {
+	if j.Pass > 0 {
+		return j.Pass
+	}
+	return MaxPass
+}
+
+// readLines reads whole lines from off, up to about pass bytes.
+func readLines(f *os.File, off, size, pass int64) ([]byte, error) {
+	want := min(size-off, pass)
 	buf := make([]byte, want)
 	n, err := f.ReadAt(buf, off)
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -162,21 +200,4 @@ func readLines(f *os.File, off, size int64) ([]byte, error) {
 		}
 	}
 	return nil, nil
-}
-
-// Find lists the transcripts on this machine: Claude Code's under
-// claudeDir/projects, Codex CLI's under codexHome/sessions.
-func Find(claudeDir, codexHome string) []Job {
-	var jobs []Job
-	walk := func(root, format string) {
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && filepath.Ext(p) == ".jsonl" {
-				jobs = append(jobs, Job{Path: p, Format: format})
-			}
-			return nil
-		})
-	}
-	walk(filepath.Join(claudeDir, "projects"), "claude-code")
-	walk(filepath.Join(codexHome, "sessions"), "codex")
-	return jobs
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -118,21 +120,36 @@ func TestOddFiles(t *testing.T) {
 	}
 }
 
-// TestFind: Claude Code's transcripts under projects/, Codex's under
-// sessions/, nothing else.
+// TestFind: every harness's history where it keeps it, nothing else; a
+// symbolic link in a history directory (to a file or a directory
+// elsewhere) is never followed, and a file others may write is skipped.
 func TestFind(t *testing.T) {
 	dir := t.TempDir()
-	for _, p := range []string{"claude/projects/p1/a.jsonl", "claude/projects/p2/b.jsonl", "claude/projects/p2/notes.txt", "codex/sessions/2026/11/rollout-1.jsonl", "codex/other/x.jsonl"} {
+	outside := filepath.Join(t.TempDir(), "secret.jsonl")
+	os.WriteFile(outside, []byte("{}\n"), 0o600)
+	for _, p := range []string{".claude/projects/p1/a.jsonl", ".claude/projects/p2/b.jsonl", ".claude/projects/p2/notes.txt",
+		".codex/sessions/2026/11/rollout-1.jsonl", ".codex/other/x.jsonl", ".copilot/session-state/s1/events.jsonl",
+		".copilot/session-state/s1/workspace.yaml", ".factory/sessions/-p/s2.jsonl", ".gemini/tmp/p/chats/session-1.jsonl",
+		".gemini/tmp/p/logs.json", ".qwen/projects/-p/chats/s3.jsonl", ".pi/agent/sessions/--p--/t_s4.jsonl"} {
 		os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o700)
 		os.WriteFile(filepath.Join(dir, p), []byte("{}\n"), 0o600)
 	}
-	jobs := Find(filepath.Join(dir, "claude"), filepath.Join(dir, "codex"))
+	os.Symlink(outside, filepath.Join(dir, ".claude/projects/p1/link.jsonl"))
+	os.Symlink(filepath.Dir(outside), filepath.Join(dir, ".claude/projects/linkdir"))
+	shared := filepath.Join(dir, ".factory/sessions/-p/shared.jsonl")
+	os.WriteFile(shared, []byte("{}\n"), 0o600)
+	os.Chmod(shared, 0o666)
+	var skipped []string
+	jobs := Find(Sources(dir, func(string) string { return "" }), func(p, why string) { skipped = append(skipped, filepath.Base(p)) })
 	got := map[string]string{}
 	for _, j := range jobs {
 		rel, _ := filepath.Rel(dir, j.Path)
 		got[filepath.ToSlash(rel)] = j.Format
 	}
-	want := map[string]string{"claude/projects/p1/a.jsonl": "claude-code", "claude/projects/p2/b.jsonl": "claude-code", "codex/sessions/2026/11/rollout-1.jsonl": "codex"}
+	want := map[string]string{".claude/projects/p1/a.jsonl": "claude-code", ".claude/projects/p2/b.jsonl": "claude-code",
+		".codex/sessions/2026/11/rollout-1.jsonl": "codex", ".copilot/session-state/s1/events.jsonl": "copilot",
+		".factory/sessions/-p/s2.jsonl": "droid", ".gemini/tmp/p/chats/session-1.jsonl": "gemini",
+		".qwen/projects/-p/chats/s3.jsonl": "qwen", ".pi/agent/sessions/--p--/t_s4.jsonl": "pi"}
 	if len(got) != len(want) {
 		t.Fatalf("Find = %v, want %v", got, want)
 	}
@@ -140,5 +157,40 @@ func TestFind(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("Find[%s] = %q, want %q", k, got[k], v)
 		}
+	}
+	if !slices.Contains(skipped, "link.jsonl") || (runtime.GOOS != "windows" && !slices.Contains(skipped, "shared.jsonl")) {
+		t.Errorf("skipped %v, want the link and the file others may write", skipped)
+	}
+}
+
+// TestHostileDatabases: an OpenCode database that is a link to another
+// file, or not a database at all, is named and skipped; the rest of the
+// history is still found.
+func TestHostileDatabases(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		plant func(db string)
+	}{
+		{"link", func(db string) {
+			real := filepath.Join(filepath.Dir(db), "elsewhere.db")
+			b, _ := os.ReadFile("../../../testdata/transcripts/opencode-1.18.33.db")
+			os.WriteFile(real, b, 0o600)
+			os.Symlink(real, db)
+		}},
+		{"garbage", func(db string) { os.WriteFile(db, bytes.Repeat([]byte("not a database\x00"), 1000), 0o600) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			db := filepath.Join(home, ".local/share/opencode/opencode.db")
+			os.MkdirAll(filepath.Dir(db), 0o700)
+			tt.plant(db)
+			os.MkdirAll(filepath.Join(home, ".pi/agent/sessions/p"), 0o700)
+			os.WriteFile(filepath.Join(home, ".pi/agent/sessions/p/s.jsonl"), []byte("{}\n"), 0o600)
+			var skipped []string
+			jobs := Find(Sources(home, func(string) string { return "" }), func(p, why string) { skipped = append(skipped, p+": "+why) })
+			if len(jobs) != 1 || jobs[0].Format != "pi" || len(skipped) != 1 || !strings.Contains(skipped[0], "opencode.db") {
+				t.Errorf("jobs %v, skipped %q", jobs, skipped)
+			}
+		})
 	}
 }

@@ -17,7 +17,7 @@ func parseTranscript(raw string) (dialect, error) {
 	if err := payload.Decode([]byte(raw), &p); err != nil {
 		return nil, err
 	}
-	if p.Format != transcript.ClaudeCode && p.Format != transcript.Codex {
+	if !transcript.Known(p.Format) {
 		return nil, fmt.Errorf("%w: unknown transcript format %q", payload.ErrPayload, p.Format)
 	}
 	return transcriptPass{p}, nil

@@ -81,7 +81,11 @@ func Parse(format string, data []byte, final bool) (turns []Turn, consumed int) 
 		case Codex:
 			e = codexLine(line, calls)
 		default:
-			return nil, 0
+			read, ok := lineReaders[format]
+			if !ok {
+				return nil, 0
+			}
+			e = read(line)
 		}
 		if e.session != "" {
 			session = e.session
