@@ -9,7 +9,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -66,7 +66,7 @@ answer whenever the request itself was understood.
 			out["warnings"] = []string{err.Error()}
 		}
 		out["config"] = cfg
-		if st, err := hook.ReadState(p, args[1:]); err != nil {
+		if st, err := engine.ReadState(p, args[1:]); err != nil {
 			out["state_error"] = err.Error()
 		} else {
 			out["state"] = st
@@ -74,8 +74,8 @@ answer whenever the request itself was understood.
 		enc.Encode(out)
 		return 0
 	case "apply":
-		b, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
-		if err != nil || len(b) > hook.MaxInput {
+		b, err := io.ReadAll(io.LimitReader(env.Stdin, engine.MaxInput+1))
+		if err != nil || len(b) > engine.MaxInput {
 			return fail(env, "io apply: cannot read effects (%v)", err)
 		}
 		var effects []abi.Effect
@@ -86,7 +86,7 @@ answer whenever the request itself was understood.
 			}
 			effects = resp.Effects
 		}
-		res := hook.Apply(p, effects, env.Getenv("CTXHOOK_REQUEST_ID"))
+		res := engine.Apply(p, effects, env.Getenv("CTXHOOK_REQUEST_ID"))
 		if res.StoreLater {
 			storeLater()
 		}

@@ -1,7 +1,7 @@
 // Package daemon is `ctxhook daemon`: one long-lived process per user
 // that keeps initialised plugin instances, the config and the open store,
 // so a hook costs a socket round trip instead of loading plugin.wasm.
-// Decisions still run only in plugin.wasm, through the same hook.Engine
+// Decisions still run only in plugin.wasm, through the same engine.Engine
 // the in-process path uses.
 //
 // The hook client (ctxhook-hook) talks to it over a Unix socket with
@@ -27,8 +27,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/flock"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
@@ -71,7 +71,7 @@ type Options struct {
 	// Log receives one line per notable thing (default: nowhere).
 	Log func(string)
 	// Watchdog ends the daemon when one call runs longer (default
-	// hook.DefaultDeadline).
+	// engine.DefaultDeadline).
 	Watchdog time.Duration
 	// Plugin replaces the embedded plugin.wasm (fault tests).
 	Plugin []byte
@@ -99,7 +99,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Instances = 1
 	}
 	if o.Watchdog == 0 {
-		o.Watchdog = hook.DefaultDeadline
+		o.Watchdog = engine.DefaultDeadline
 	}
 	if o.Recycle == 0 {
 		o.Recycle = 1000
@@ -296,7 +296,7 @@ const KeepIdle = 60 * time.Second
 
 // slot is one plugin instance with its engine, recycled after use.
 type slot struct {
-	eng   *hook.Engine
+	eng   *engine.Engine
 	calls int
 }
 
@@ -316,7 +316,7 @@ func (s *slot) fill(ctx context.Context, compiled *runner.Compiled, o Options) e
 		inst.Close(ctx)
 		return err
 	}
-	eng := hook.NewEngineOn(o.Paths, o.Getenv, inst)
+	eng := engine.NewEngineOn(o.Paths, o.Getenv, inst)
 	eng.Persistent = true
 	eng.Deferred = true
 	s.eng, s.calls = eng, 0
@@ -366,7 +366,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		touch()
 	}
 	began := time.Now()
-	conn.SetDeadline(began.Add(hook.DefaultDeadline + 5*time.Second))
+	conn.SetDeadline(began.Add(engine.DefaultDeadline + 5*time.Second))
 	// The request's bytes are granted as its fields arrive and held until
 	// its hook is decided (by decide, once it is handed there).
 	lease := o.mem.lease()
@@ -428,7 +428,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		}
 	}
 	if env[hookproto.EnvLate] != "" {
-		// Nobody waits for this hook's answer (see hook.Engine.Undelivered).
+		// Nobody waits for this hook's answer (see engine.Engine.Undelivered).
 		r.claim.Store(1)
 	}
 	handed = true
@@ -481,11 +481,11 @@ func readRequest(conn *net.UnixConn, br *bufio.Reader, lease *lease, o Options) 
 
 // answer writes a decided hook's answer; it reports whether the
 // connection may carry another request.
-func answer(conn *net.UnixConn, a hook.Answer) bool {
+func answer(conn *net.UnixConn, a engine.Answer) bool {
 	// A big payload may take longer to decide than the deadline set for
 	// reading it (the watchdog bounds the call itself): the answer still
 	// goes out.
-	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
+	conn.SetWriteDeadline(time.Now().Add(engine.DefaultDeadline))
 	return hookproto.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed)) == nil
 }
 
@@ -496,10 +496,10 @@ const answerMargin = 150 * time.Millisecond
 
 // decide runs one hook on an instance from the pool, to its end, whether
 // or not its answer is still awaited (r.claim, shared with serve and the
-// engine: see hook.Engine.Answered), unless serve dropped it before it
+// engine: see engine.Engine.Answered), unless serve dropped it before it
 // began (r.state). ok is false when there is nothing to send: dropped,
 // or the daemon is shutting down.
-func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a hook.Answer, ok bool) {
+func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a engine.Answer, ok bool) {
 	var s *slot
 	select {
 	case s = <-pool:
@@ -527,13 +527,13 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		s.close()
 	}
 	if err := s.fill(ctx, compiled, o); err != nil {
-		return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
+		return engine.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 	}
 	s.calls++
 	s.eng.Answered = &r.claim
 	// The request's environment: its CTXHOOK_* variables win over the
 	// daemon's own.
-	reqEnv := hook.Env{Environ: func() []string { return environ }, Getenv: func(k string) string {
+	reqEnv := engine.Env{Environ: func() []string { return environ }, Getenv: func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
@@ -553,7 +553,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	release := holdCollector()
 	// serve answers at the hook's deadline; the run itself has the budget
 	// of a hook finished in the background.
-	a = hook.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
+	a = engine.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
 	release()
 	disarm()
 	s.eng.Answered = nil

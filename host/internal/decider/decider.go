@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -52,7 +52,7 @@ type Decider struct {
 
 	mu         sync.Mutex // one in-process decision at a time
 	compiled   *runner.Compiled
-	local      *hook.Engine
+	local      *engine.Engine
 	localCalls int // decisions of local so far
 	kick       chan struct{}
 	stop       context.CancelFunc
@@ -177,7 +177,7 @@ func (d *Decider) decideLocal(ctx context.Context, harness, event string, payloa
 		return "", err
 	}
 	getenv := d.getenv
-	env := hook.Env{Getenv: func(k string) string {
+	env := engine.Env{Getenv: func(k string) string {
 		if k == "CTXHOOK_REQUEST_ID" {
 			return id
 		}
@@ -219,7 +219,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 	}
 	if d.compiled == nil {
 		o := runner.Options{CacheDir: d.paths.WasmCache()}
-		if f := d.getenv(hook.EnvTestPlugin); f != "" {
+		if f := d.getenv(engine.EnvTestPlugin); f != "" {
 			w, err := os.ReadFile(f)
 			if err != nil {
 				return err
@@ -248,7 +248,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 			return fmt.Errorf("plugin unavailable: %w", err)
 		}
 	}
-	d.local, d.localCalls = hook.NewEngineOn(d.paths, d.getenv, r), 0
+	d.local, d.localCalls = engine.NewEngineOn(d.paths, d.getenv, r), 0
 	d.local.Persistent, d.local.Deferred = true, true
 	return nil
 }

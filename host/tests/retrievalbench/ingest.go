@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -31,7 +31,7 @@ type doc struct {
 }
 
 // ingest records every record as a Claude Code PostToolUse hook through
-// hook.Engine, as a daemon runs it (one warm plugin, the store kept
+// engine.Engine, as a daemon runs it (one warm plugin, the store kept
 // open), in a CTXHOOK_HOME of its own; cache holds the plugin's
 // compilation cache across runs.
 func ingest(ctx context.Context, home, cache string, c *retrievalcorpus.Corpus) (*ingested, error) {
@@ -47,7 +47,7 @@ func ingest(ctx context.Context, home, cache string, c *retrievalcorpus.Corpus) 
 	}
 	// As the daemon runs the plugin: compiled without interruption
 	// checks (it has a watchdog; a benchmark run has its operator).
-	eng, err := hook.NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true})
+	eng, err := engine.NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true})
 	if err != nil {
 		return nil, err
 	}

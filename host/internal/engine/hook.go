@@ -1,11 +1,11 @@
-// Package hook runs one harness hook: it reads the payload, asks the plugin
+// Package engine runs one harness hook: it reads the payload, asks the plugin
 // for a decision, applies the plugin's effects (state, store, tallies) and
 // prints the decision.
 //
 // It never breaks the agent. Every failure (bad input, a plugin error, a
 // locked or corrupt store, the deadline) ends with exit 0 and one line on
 // stderr; events the store cannot take are spooled and written later.
-package hook
+package engine
 
 import (
 	"context"
