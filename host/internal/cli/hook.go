@@ -111,7 +111,7 @@ func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int
 				// hook client does, so it is stored if the daemon dies.
 				finishLater(harness, event, payload, []string{engine.EnvLate + "=1"})
 			}
-			io.WriteString(env.Stdout, a.Stdout)
+			io.WriteString(env.Stdout, a.Text)
 			io.WriteString(env.Stderr, a.Stderr)
 			return payload, a.Code, true
 		}

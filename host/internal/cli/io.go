@@ -10,6 +10,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -86,7 +87,7 @@ answer whenever the request itself was understood.
 			}
 			effects = resp.Effects
 		}
-		res := engine.Apply(p, effects, env.Getenv("CTXHOOK_REQUEST_ID"))
+		res := engine.Apply(p, effects, env.Getenv(hookproto.EnvRequestID))
 		if res.StoreLater {
 			storeLater()
 		}

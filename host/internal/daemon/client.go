@@ -143,7 +143,7 @@ func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (engine.Answer, e
 	if err != nil {
 		return engine.Answer{}, fmt.Errorf("%w: bad answer", ErrUnavailable)
 	}
-	a := engine.Answer{Code: code, Stdout: string(ans[2]), Stderr: string(ans[3])}
+	a := engine.Answer{Code: code, Text: string(ans[2]), Stderr: string(ans[3])}
 	if len(ans) > 4 {
 		a.Failed = string(ans[4])
 	}

@@ -316,10 +316,7 @@ func (s *slot) fill(ctx context.Context, compiled *runner.Compiled, o Options) e
 		inst.Close(ctx)
 		return err
 	}
-	eng := engine.NewEngineOn(o.Paths, o.Getenv, inst)
-	eng.Persistent = true
-	eng.Deferred = true
-	s.eng, s.calls = eng, 0
+	s.eng, s.calls = engine.NewEngineOn(o.Paths, o.Getenv, inst, engine.Spool), 0
 	return nil
 }
 
@@ -417,7 +414,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 	// client handed it on to asks again, under the same request id):
 	// its run answers this request too, so a big payload is decided
 	// once.
-	r, joined := o.runs.start(env["CTXHOOK_REQUEST_ID"])
+	r, joined := o.runs.start(env[hookproto.EnvRequestID])
 	if joined {
 		select {
 		case <-r.done:
@@ -428,7 +425,7 @@ func serve(ctx context.Context, conn *net.UnixConn, br *bufio.Reader, first bool
 		}
 	}
 	if env[hookproto.EnvLate] != "" {
-		// Nobody waits for this hook's answer (see engine.Engine.Undelivered).
+		// Nobody waits for this hook's answer (see engine.Unanswered).
 		r.claim.Store(1)
 	}
 	handed = true
@@ -486,7 +483,7 @@ func answer(conn *net.UnixConn, a engine.Answer) bool {
 	// reading it (the watchdog bounds the call itself): the answer still
 	// goes out.
 	conn.SetWriteDeadline(time.Now().Add(engine.DefaultDeadline))
-	return hookproto.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed)) == nil
+	return hookproto.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Text), []byte(a.Stderr), []byte(a.Failed)) == nil
 }
 
 // answerMargin is how long before the hook's deadline the daemon answers
@@ -496,7 +493,7 @@ const answerMargin = 150 * time.Millisecond
 
 // decide runs one hook on an instance from the pool, to its end, whether
 // or not its answer is still awaited (r.claim, shared with serve and the
-// engine: see engine.Engine.Answered), unless serve dropped it before it
+// engine: see engine.Request.Answered), unless serve dropped it before it
 // began (r.state). ok is false when there is nothing to send: dropped,
 // or the daemon is shutting down.
 func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a engine.Answer, ok bool) {
@@ -530,10 +527,9 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		return engine.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 	}
 	s.calls++
-	s.eng.Answered = &r.claim
 	// The request's environment: its CTXHOOK_* variables win over the
 	// daemon's own.
-	reqEnv := engine.Env{Environ: func() []string { return environ }, Getenv: func(k string) string {
+	reqEnv := engine.Request{ID: env[hookproto.EnvRequestID], Answered: &r.claim, Environ: func() []string { return environ }, Getenv: func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
@@ -556,7 +552,6 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	a = engine.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
 	release()
 	disarm()
-	s.eng.Answered = nil
 	// One failure touches one message: an instance that trapped, or grew
 	// very large on a big payload, is replaced now, before the next call.
 	if err := s.eng.Broken(); err != nil {

@@ -20,7 +20,7 @@ const (
 type run struct {
 	id    string
 	state atomic.Int32
-	// claim is shared with the engine (engine.Engine.Answered).
+	// claim is shared with the engine (engine.Request.Answered).
 	claim atomic.Int32
 	// done is closed when answer and ok are set.
 	done   chan struct{}

@@ -89,14 +89,14 @@ func (d *Decider) Decide(ctx context.Context, harness, event string, payload []b
 	id := d.self + "-" + strconv.FormatUint(d.seq.Add(1), 10)
 	if d.useD && d.daemonUp() {
 		d.awaitSpawned()
-		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
+		env := append(d.environ[:len(d.environ):len(d.environ)], hookproto.EnvRequestID+"="+id)
 		wait := 3*time.Second + time.Duration(len(payload)/(4<<20))*time.Second
 		a, err := d.daemon.Ask(harness, event, env, payload, wait)
 		if err == nil {
 			if a.Failed != "" {
 				return "", errors.New(a.Failed)
 			}
-			return a.Forward(), nil
+			return a.Text, nil
 		}
 		d.daemonDown()
 	}
@@ -176,14 +176,7 @@ func (d *Decider) decideLocal(ctx context.Context, harness, event string, payloa
 	if err := d.ensureLocal(ctx, false); err != nil {
 		return "", err
 	}
-	getenv := d.getenv
-	env := engine.Env{Getenv: func(k string) string {
-		if k == "CTXHOOK_REQUEST_ID" {
-			return id
-		}
-		return getenv(k)
-	}}
-	res, err := d.local.DoIn(ctx, env, harness, event, payload)
+	res, err := d.local.DoIn(ctx, engine.Request{Getenv: d.getenv, ID: id}, harness, event, payload)
 	for _, w := range res.Warnings {
 		d.warn(w, "%s", w)
 	}
@@ -205,7 +198,7 @@ func (d *Decider) decideLocal(ctx context.Context, harness, event string, payloa
 	if err != nil {
 		return "", err
 	}
-	return res.Forward(), nil
+	return res.Answer, nil
 }
 
 // ensureLocal loads the in-process instance (compiling once, then
@@ -248,8 +241,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 			return fmt.Errorf("plugin unavailable: %w", err)
 		}
 	}
-	d.local, d.localCalls = engine.NewEngineOn(d.paths, d.getenv, r), 0
-	d.local.Persistent, d.local.Deferred = true, true
+	d.local, d.localCalls = engine.NewEngineOn(d.paths, d.getenv, r, engine.Spool), 0
 	return nil
 }
 

@@ -105,7 +105,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 	if err := writeConfig(p); err != nil {
 		return nil, err
 	}
-	eng, err := engine.NewEngine(ctx, p, getenv)
+	eng, err := engine.NewEngine(ctx, p, getenv, engine.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 	r := newReplay(records, progress)
 	r.rep.DB = p.DB()
 	for _, rec := range records {
-		res, err := eng.Do(ctx, abi.HarnessClaudeCode, rec.Event, rec.Payload)
+		res, err := eng.Do(ctx, "", abi.HarnessClaudeCode, rec.Event, rec.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("demo: %s: %w", rec.Event, err)
 		}
@@ -212,7 +212,7 @@ func (r *replay) pre(pl call, res *engine.Result) {
 			UpdatedInput json.RawMessage `json:"updatedInput"`
 		} `json:"hookSpecificOutput"`
 	}
-	json.Unmarshal([]byte(res.Stdout), &out)
+	json.Unmarshal([]byte(res.Answer), &out)
 	status := ""
 	switch {
 	case len(out.HookSpecificOutput.UpdatedInput) > 0 && canonical(out.HookSpecificOutput.UpdatedInput) == r.accepted[pl.ToolUseID]:
@@ -254,7 +254,7 @@ func (r *replay) post(pl call, res *engine.Result) {
 	if st := r.relayStatus[pl.ToolUseID]; st != "" {
 		did = append(did, st)
 	}
-	if strings.Contains(res.Stdout, "additionalContext") {
+	if strings.Contains(res.Answer, "additionalContext") {
 		r.rep.NudgeCalls = append(r.rep.NudgeCalls, r.mcpCall)
 		did = append(did, fmt.Sprintf("nudge added (MCP call %d)", r.mcpCall))
 	}

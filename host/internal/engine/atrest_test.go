@@ -37,18 +37,21 @@ func TestNoSecretAtRest(t *testing.T) {
 		}
 	}
 	newEngine := func(deferred bool) *Engine {
-		eng, err := NewEngineWith(ctx, p, e.get, runner.Options{NoInterrupt: true})
+		sink := KeptStore
+		if deferred {
+			sink = Spool
+		}
+		eng, err := NewEngineWith(ctx, p, e.get, runner.Options{NoInterrupt: true}, sink)
 		if err != nil {
 			t.Fatal(err)
 		}
-		eng.Persistent, eng.Deferred = true, deferred
 		eng.Environ = func() []string { return environ }
 		t.Cleanup(func() { eng.Close(ctx) })
 		return eng
 	}
 	direct, spooling := newEngine(false), newEngine(true)
 	// A reader holds the store open, so the -wal and -shm files stay.
-	direct.write(nil, []abi.Effect{{Op: abi.OpTally, Session: "at-rest", Name: "start", Count: 1}})
+	direct.write(nil, []abi.Effect{{Op: abi.OpTally, Session: "at-rest", Name: "start", Count: 1}}, "")
 	keep, err := store.Open(p.DB(), store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +64,7 @@ func TestNoSecretAtRest(t *testing.T) {
 		in, _ := json.Marshal(map[string]any{"session_id": "at-rest", "hook_event_name": "PostToolUse",
 			"tool_name": "mcp__" + server + "__get", "tool_use_id": fmt.Sprintf("toolu_%d", n),
 			"tool_input": map[string]any{"id": n, "note": text}, "tool_response": json.RawMessage(resp)})
-		res, err := eng.Do(ctx, "claude-code", "PostToolUse", in)
+		res, err := eng.Do(ctx, "", "claude-code", "PostToolUse", in)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -189,15 +189,15 @@ func TestGuestFaults(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			e := home(t)
 			p, _ := paths.Resolve(e.get)
-			eng, err := NewEngineWith(context.Background(), p, e.get, runner.Options{Wasm: wasm, CallTimeout: 500 * time.Millisecond, MaxMemoryPages: 512})
+			eng, err := NewEngineWith(context.Background(), p, e.get, runner.Options{Wasm: wasm, CallTimeout: 500 * time.Millisecond, MaxMemoryPages: 512}, Store)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer eng.Close(context.Background())
 			in, _ := json.Marshal(map[string]string{"session_id": "s", "mode": mode, "note": plantedKey})
 			start := time.Now()
-			a := RunPayload(context.Background(), eng, Env{Getenv: e.get}, Deadline(e.get), "claude-code", "PostToolUse", in)
-			code, stdout, stderr := a.Code, a.Stdout, a.Stderr
+			a := RunPayload(context.Background(), eng, Request{Getenv: e.get}, Deadline(e.get), "claude-code", "PostToolUse", in)
+			code, stdout, stderr := a.Code, a.Text, a.Stderr
 			checkAnswer(t, code, stdout, stderr)
 			if stdout != "" || strings.Count(stderr, "\n") != 1 {
 				t.Errorf("stdout %q stderr %q, want nothing and one line", stdout, stderr)

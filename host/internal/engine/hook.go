@@ -18,7 +18,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -43,15 +42,6 @@ const MaxInput = hookproto.MaxInput
 // says otherwise; it is well inside every harness's own hook timeout.
 const DefaultDeadline = hookproto.Default
 
-// Env is one request's environment: a long-lived host (the daemon, the
-// proxy) passes each request's in, to Engine.DoIn.
-type Env struct {
-	Getenv func(string) string
-	// Environ is the hook's whole environment (nil: os.Environ): the
-	// plugin redacts the values of its sensitive variables.
-	Environ func() []string
-}
-
 // Engine runs hooks with one loaded plugin. The hook command makes one per
 // process; the demo reuses one for a whole replay; the daemon and the
 // proxy one per instance, each request with its own environment (DoIn).
@@ -62,26 +52,9 @@ type Engine struct {
 	// hook command); DoIn takes a request's instead.
 	Getenv  func(string) string
 	Environ func() []string
-	cur     Env // the call's under way
 	Now     func() time.Time
-	// Persistent keeps the config and the store open across calls, for
-	// long-lived hosts (the proxy); a hook process reads them once anyway.
-	Persistent bool
-	// Deferred hands events to the spool (a file write, no fsync) instead
-	// of the store, for a host whose own writer moves them into the store
-	// after the answer went out (the daemon: see spool.ReplayAll). The spool
-	// file survives the host's death, so nothing acknowledged is lost.
-	Deferred bool
-	// Undelivered: this engine's answers reach nobody (a hook finished
-	// after its process answered the agent), so tallies of what the model
-	// was given (abi.Effect.IfDelivered) are not counted.
-	Undelivered bool
-	// Answered, when set, is shared with a caller that may answer the
-	// agent before this engine decides (the daemon, at the hook's
-	// deadline). apply claims it (0 to 2) before it counts what the model
-	// is given; a caller that claimed it first (0 to 1) answered without
-	// this engine's answer, which then reaches nobody (as Undelivered).
-	Answered *atomic.Int32
+	// sink is where effects go, fixed when the engine is made.
+	sink     Sink
 	runner   *runner.Runner
 	cfg      *abi.Config
 	cfgStamp string
@@ -90,25 +63,26 @@ type Engine struct {
 	sd       *state.Dir
 }
 
-// NewEngine loads the plugin (using the compilation cache in p.Cache).
-func NewEngine(ctx context.Context, p paths.Paths, getenv func(string) string) (*Engine, error) {
-	return NewEngineWith(ctx, p, getenv, runner.Options{})
+// NewEngine loads the plugin (using the compilation cache in p.Cache);
+// its effects go to sink.
+func NewEngine(ctx context.Context, p paths.Paths, getenv func(string) string, sink Sink) (*Engine, error) {
+	return NewEngineWith(ctx, p, getenv, runner.Options{}, sink)
 }
 
 // NewEngineOn is an engine running on a given plugin instance (the
 // daemon's, from a shared compiled plugin). Close closes the instance.
-func NewEngineOn(p paths.Paths, getenv func(string) string, r *runner.Runner) *Engine {
-	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r}
+func NewEngineOn(p paths.Paths, getenv func(string) string, r *runner.Runner, sink Sink) *Engine {
+	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r, sink: sink}
 }
 
 // NewEngineWith is NewEngine with runner options (CacheDir is set here).
-func NewEngineWith(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options) (*Engine, error) {
+func NewEngineWith(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options, sink Sink) (*Engine, error) {
 	o.CacheDir = p.WasmCache()
 	r, err := runner.New(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{Paths: p, Getenv: getenv, Now: time.Now, runner: r}, nil
+	return NewEngineOn(p, getenv, r, sink), nil
 }
 
 // Broken is the error that left the engine's plugin instance unusable,
@@ -127,13 +101,13 @@ func (e *Engine) Close(ctx context.Context) error {
 	return e.runner.Close(ctx)
 }
 
-// stateDir opens the state directory, once for a persistent engine.
+// stateDir opens the state directory, once for a long-lived engine.
 func (e *Engine) stateDir() (state.Dir, error) {
 	if e.sd != nil {
 		return *e.sd, nil
 	}
 	sd, err := state.Open(e.Paths.StateDir())
-	if err == nil && e.Persistent {
+	if err == nil && e.sink.longLived() {
 		e.sd = &sd
 	}
 	return sd, err
@@ -150,7 +124,7 @@ func (e *Engine) config() (abi.Config, error) {
 		return *e.cfg, nil
 	}
 	cfg, err := config.Load(e.Paths.Config)
-	if e.Persistent && err == nil {
+	if e.sink.longLived() && err == nil {
 		e.cfg, e.cfgStamp = &cfg, stamp
 	}
 	return cfg, err
@@ -173,9 +147,9 @@ func (e *Engine) newConfigProblem(err error) bool {
 
 // Result is what one hook produced.
 type Result struct {
-	// Stdout is the hook's answer to the harness; for an mcp-proxy
-	// request, the message to forward (see Forward).
-	Stdout   string
+	// Answer is the hook's answer to the harness; for an mcp-proxy
+	// request, the message to forward ("": forward it as it came).
+	Answer   string
 	ExitCode int
 	// Warnings are single lines for stderr (never containing payload data).
 	Warnings []string
@@ -185,7 +159,8 @@ type Result struct {
 	// because the store could not take them.
 	Spooled bool
 	// Deferred is true when events went to the spool by design (an
-	// Engine with Deferred set), for a writer to store them.
+	// Engine whose sink is Spool, or a big batch: StoreLater), for a
+	// writer to store them.
 	Deferred bool
 	// Lost is true when the events could be neither stored nor spooled.
 	Lost bool
@@ -197,30 +172,21 @@ type Result struct {
 	Response abi.HandleResponse
 }
 
-// Do runs one hook in the engine's environment.
-func (e *Engine) Do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
-	return e.DoIn(ctx, Env{e.Getenv, e.Environ}, harness, event, payload)
+// Do runs one hook in the engine's environment, under the request id id
+// (or none: "").
+func (e *Engine) Do(ctx context.Context, id, harness, event string, payload []byte) (Result, error) {
+	return e.DoIn(ctx, Request{Getenv: e.Getenv, Environ: e.Environ, ID: id}, harness, event, payload)
 }
 
-// DoIn runs one hook in the request's environment env.
-func (e *Engine) DoIn(ctx context.Context, env Env, harness, event string, payload []byte) (Result, error) {
-	e.cur = env
-	defer func() { e.cur = Env{} }()
-	return e.do(ctx, harness, event, payload)
-}
-
-// getenv reads the environment of the call under way.
-func (e *Engine) getenv(k string) string {
-	if e.cur.Getenv != nil {
-		return e.cur.Getenv(k)
+// DoIn runs one hook as the request req.
+func (e *Engine) DoIn(ctx context.Context, req Request, harness, event string, payload []byte) (Result, error) {
+	if req.Getenv == nil {
+		req.Getenv = e.Getenv
 	}
-	if e.Getenv != nil {
-		return e.Getenv(k)
-	}
-	return ""
+	return e.do(ctx, req, harness, event, payload)
 }
 
-func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) (Result, error) {
+func (e *Engine) do(ctx context.Context, call Request, harness, event string, payload []byte) (Result, error) {
 	var res Result
 	cfg, err := e.config()
 	if err != nil && e.newConfigProblem(err) {
@@ -234,13 +200,13 @@ func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) 
 		return res, err
 	}
 	req := abi.HandleRequest{Harness: harness, Event: event, Payload: text, Config: cfg,
-		Env: e.env(), Environ: e.environ(), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared,
-		RequestID: e.getenv("CTXHOOK_REQUEST_ID")}
+		Env: pluginEnv(call), Environ: pluginEnviron(call), NowMS: e.Now().UnixMilli(), Prepared: prep.Prepared,
+		RequestID: call.ID}
 	if len(prep.Files) > 0 {
 		req.Files = readFiles(prep.Files)
 	}
 	if harness == abi.HarnessClaudeCode && event == "SessionStart" {
-		req.HookServer = e.hookServer(ctx)
+		req.HookServer = e.hookServer(ctx, call)
 	}
 
 	sd, err := e.stateDir()
@@ -262,15 +228,15 @@ func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) 
 		}
 		return res, err
 	}
-	res.Response, res.Stdout, res.ExitCode = resp, resp.Stdout, resp.ExitCode
+	res.Response, res.Answer, res.ExitCode = resp, resp.Stdout, resp.ExitCode
 	if resp.Stderr != "" {
 		res.Warnings = append(res.Warnings, resp.Stderr)
 	}
 
-	e.apply(&res, sd, unlock, resp.Effects)
+	e.apply(&res, call, sd, unlock, resp.Effects)
 	if res.Lost && resp.Unstored != nil {
 		// The answer must not point the model at an event nobody kept.
-		res.Stdout = resp.Unstored.Stdout
+		res.Answer = resp.Unstored.Stdout
 	}
 	e.indexTranscripts(ctx, &res, cfg, resp.Effects)
 	return res, nil
@@ -279,21 +245,21 @@ func (e *Engine) do(ctx context.Context, harness, event string, payload []byte) 
 // hookServer says why the user's mcp_tool hooks will not be answered,
 // or "" (hookhealth): Claude Code's SessionStart is still a command hook,
 // and the only one to run when ctxhook's MCP server cannot, so it tells.
-func (e *Engine) hookServer(ctx context.Context) string {
+func (e *Engine) hookServer(ctx context.Context, call Request) string {
 	base := os.Environ()
-	if e.cur.Environ != nil {
-		base = e.cur.Environ()
+	if call.Environ != nil {
+		base = call.Environ()
 	}
 	exe, _ := os.Executable()
-	r := hookhealth.Check(ctx, e.getenv, hookhealth.Environ(base, e.getenv), e.Paths, "user", "", exe)
+	r := hookhealth.Check(ctx, call.getenv, hookhealth.Environ(base, call.getenv), e.Paths, "user", "", exe)
 	return r.Problem()
 }
 
 // apply carries out a decision's effects: state under the lock taken
 // for the decision (unlock nil: state was unreadable, so it is not
 // clobbered blind), then events and tallies into the store, or the spool.
-func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.Effect) {
-	undelivered := e.Undelivered || e.Answered != nil && !e.Answered.CompareAndSwap(0, 2)
+func (e *Engine) apply(res *Result, call Request, sd state.Dir, unlock func(), effects []abi.Effect) {
+	undelivered := e.sink == Unanswered || call.Answered != nil && !call.Answered.CompareAndSwap(0, 2)
 	var events []abi.Event
 	var tallies []abi.Effect
 	for _, eff := range effects {
@@ -328,9 +294,9 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 	// daemon's writer does that for every batch; a hook process asks for
 	// it (Result.StoreLater). A hook finished late has nobody waiting,
 	// and stores at once.
-	later := !e.Deferred && !e.Undelivered && !e.Persistent && batchBytes(events) > spool.ReplayInline
-	if (len(events) > 0 || len(tallies) > 0) && (e.Deferred || later) {
-		if err := spool.Write(e.Paths.SpoolDir(), events, tallies, e.request(), later); err != nil {
+	later := e.sink == Store && batchBytes(events) > spool.ReplayInline
+	if (len(events) > 0 || len(tallies) > 0) && (e.sink == Spool || later) {
+		if err := spool.Write(e.Paths.SpoolDir(), events, tallies, call.batch(), later); err != nil {
 			// The spool cannot be written: store them now after all.
 			res.Warnings = append(res.Warnings, err.Error())
 		} else {
@@ -339,7 +305,7 @@ func (e *Engine) apply(res *Result, sd state.Dir, unlock func(), effects []abi.E
 		}
 	}
 	if len(events) > 0 || len(tallies) > 0 {
-		ids, err := e.write(events, tallies)
+		ids, err := e.write(events, tallies, call.batch())
 		if err != nil {
 			res.Spooled = true
 			res.Lost = errors.Is(err, errLost)
@@ -379,12 +345,12 @@ func (e *Engine) indexTranscripts(ctx context.Context, res *Result, cfg abi.Conf
 
 // write stores events, first replaying anything spooled earlier; when the
 // store cannot be written the events are spooled instead.
-func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error) {
+func (e *Engine) write(events []abi.Event, tallies []abi.Effect, batch string) ([]int64, error) {
 	st, err := e.st, error(nil)
 	if st == nil {
 		cfg, _ := e.config() // a bad config still has the default caps
 		st, err = store.Open(e.Paths.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)})
-		if err == nil && e.Persistent {
+		if err == nil && e.sink.longLived() {
 			e.st = st
 		} else if err == nil {
 			defer st.Close()
@@ -393,19 +359,19 @@ func (e *Engine) write(events []abi.Event, tallies []abi.Effect) ([]int64, error
 	if err == nil {
 		spool.Replay(e.Paths.SpoolDir(), st, spool.ReplayInline, nil)
 		var ids []int64
-		if ids, err = st.ApplyOnce(store.Batch{Name: e.request()}, events, tallies); err == nil {
+		if ids, err = st.ApplyOnce(store.Batch{Name: batch}, events, tallies); err == nil {
 			e.writes++
 			// SQLite runs in its own wasm instance whose memory only grows;
 			// FTS segment merges make it spike. A long-lived engine reopens
 			// the store now and then so that memory is returned.
-			if e.Persistent && e.writes%500 == 0 && e.st != nil {
+			if e.sink.longLived() && e.writes%500 == 0 && e.st != nil {
 				e.st.Close()
 				e.st = nil
 			}
 			return ids, nil
 		}
 	}
-	if serr := spool.Write(e.Paths.SpoolDir(), events, tallies, e.request(), true); serr != nil {
+	if serr := spool.Write(e.Paths.SpoolDir(), events, tallies, batch, true); serr != nil {
 		return nil, fmt.Errorf("%v; spool failed too, %w: %v", err, errLost, serr)
 	}
 	return nil, fmt.Errorf("%v; events spooled for later", err)
@@ -423,25 +389,14 @@ func batchBytes(events []abi.Event) int {
 // errLost marks a write whose events could be neither stored nor spooled.
 var errLost = errors.New("events lost")
 
-// request names this hook's batch of events (store.Batch): the hook
-// client gives every hook an id (CTXHOOK_REQUEST_ID) and keeps it when it
-// re-runs a hook in-process that its daemon took and did not answer, so
-// the events are stored once whichever run stores them first.
-func (e *Engine) request() string {
-	if id := e.getenv("CTXHOOK_REQUEST_ID"); id != "" {
-		return "req:" + id
-	}
-	return ""
-}
-
-// environ is what the plugin gets of the hook's environment: the entries
+// pluginEnviron is what the plugin gets of the hook's environment: the entries
 // whose name could name a secret and whose value is long enough to be
 // redacted (the plugin's own rule, abi.HandleRequest.Environ, is
 // narrower; this only spares sending PATH and its kind on every call).
-func (e *Engine) environ() []string {
+func pluginEnviron(call Request) []string {
 	all := os.Environ()
-	if e.cur.Environ != nil {
-		all = e.cur.Environ()
+	if call.Environ != nil {
+		all = call.Environ()
 	}
 	var out []string
 	for _, kv := range all {
@@ -460,10 +415,11 @@ func (e *Engine) environ() []string {
 	return out
 }
 
-func (e *Engine) env() map[string]string {
+// pluginEnv is the variables the plugin reads (abi.HandleRequest.Env).
+func pluginEnv(call Request) map[string]string {
 	out := map[string]string{}
 	for _, k := range []string{abi.EnvNudgeEvery, abi.EnvCapture} {
-		if v := e.getenv(k); v != "" {
+		if v := call.getenv(k); v != "" {
 			out[k] = v
 		}
 	}
@@ -520,17 +476,17 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	}
 	var extra []string // what a finisher needs on top of the environment
 	if stdio.Finish != nil && !late {
-		if getenv("CTXHOOK_REQUEST_ID") == "" {
+		if getenv(hookproto.EnvRequestID) == "" {
 			// A name for this hook's events, kept by its finisher.
 			id := hookproto.RequestID()
 			outer := getenv
 			getenv = func(k string) string {
-				if k == "CTXHOOK_REQUEST_ID" {
+				if k == hookproto.EnvRequestID {
 					return id
 				}
 				return outer(k)
 			}
-			extra = append(extra, "CTXHOOK_REQUEST_ID="+id)
+			extra = append(extra, hookproto.EnvRequestID+"="+id)
 		}
 		extra = append(extra, EnvLate+"=1")
 	}
@@ -602,7 +558,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 			warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, o.err))
 			return 0
 		}
-		io.WriteString(stdio.Stdout, o.res.Stdout)
+		io.WriteString(stdio.Stdout, o.res.Answer)
 		if o.res.StoreLater && stdio.StoreLater != nil {
 			stdio.StoreLater()
 		}
@@ -637,9 +593,9 @@ const hookMemoryLimit = 1 << 30
 // Answer is what RunPayload gives a long-lived host to pass on.
 type Answer struct {
 	Code int
-	// Stdout is the hook's answer to the harness; for an mcp-proxy
-	// request, the message to forward (see Forward).
-	Stdout, Stderr string
+	// Text is the hook's answer to the harness; for an mcp-proxy
+	// request, the message to forward ("": forward it as it came).
+	Text, Stderr string
 	// Failed is the error that left no decision (stdout is then empty, as
 	// for a hook that fails open), or "". A hook answers the same either
 	// way; the proxy must tell the two apart (an empty stdout otherwise
@@ -647,18 +603,11 @@ type Answer struct {
 	Failed string
 }
 
-// Forward is, for an mcp-proxy request (the proxy's), the message to
-// forward: the plugin's stdout, "" for "forward it as it came".
-func (r Result) Forward() string { return r.Stdout }
-
-// Forward is Result.Forward for the daemon's answer.
-func (a Answer) Forward() string { return a.Stdout }
-
 // RunPayload is Run for a long-lived host (the daemon): the payload is
 // already read and the engine already loaded; env is the request's
 // environment and deadline its budget. It keeps the same contract: the
 // deadline, fail-open on every error, one line per warning.
-func RunPayload(ctx context.Context, eng *Engine, env Env, deadline time.Duration, harness, event string, payload []byte) Answer {
+func RunPayload(ctx context.Context, eng *Engine, req Request, deadline time.Duration, harness, event string, payload []byte) Answer {
 	var stderr strings.Builder
 	warn := func(msg string) { fmt.Fprintf(&stderr, "ctxhook: %s\n", oneLine(msg)) }
 	ctx, cancel := context.WithTimeout(ctx, deadline)
@@ -668,7 +617,7 @@ func RunPayload(ctx context.Context, eng *Engine, env Env, deadline time.Duratio
 		warn(msg)
 		return Answer{Stderr: stderr.String(), Failed: msg}
 	}
-	res, err := eng.DoIn(ctx, env, harness, event, payload)
+	res, err := eng.DoIn(ctx, req, harness, event, payload)
 	for _, w := range res.Warnings {
 		warn(w)
 	}
@@ -676,7 +625,7 @@ func RunPayload(ctx context.Context, eng *Engine, env Env, deadline time.Duratio
 		warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, err))
 		return Answer{Stderr: stderr.String(), Failed: err.Error()}
 	}
-	return Answer{Code: res.ExitCode, Stdout: res.Stdout, Stderr: stderr.String()}
+	return Answer{Code: res.ExitCode, Text: res.Answer, Stderr: stderr.String()}
 }
 
 // coldMargin is what a hook keeps of its deadline when the plugin is
@@ -720,29 +669,32 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 			return Result{}, err
 		}
 	}
-	eng, err := loadEngine(ctx, p, getenv, o)
+	sink := Store
+	if late {
+		sink = Unanswered
+	}
+	eng, err := loadEngine(ctx, p, getenv, o, sink)
 	if err != nil {
 		return Result{}, err
 	}
 	defer eng.Close(context.Background())
-	eng.Undelivered = late
 	if late && process {
 		defer watchdog.Arm(lateCallBound(len(payload)), func() {})()
 	}
-	return eng.Do(ctx, harness, event, payload)
+	return eng.Do(ctx, getenv(hookproto.EnvRequestID), harness, event, payload)
 }
 
 // loadEngine loads the plugin for one hook. While another process
 // compiles it into the cache, the hook waits for that one until
 // coldMargin before its deadline, and then gets runner.ErrCold.
-func loadEngine(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options) (*Engine, error) {
+func loadEngine(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options, sink Sink) (*Engine, error) {
 	cctx := ctx
 	if d, ok := ctx.Deadline(); ok {
 		var cancel context.CancelFunc
 		cctx, cancel = context.WithDeadline(ctx, d.Add(-coldMargin))
 		defer cancel()
 	}
-	return NewEngineWith(cctx, p, getenv, o)
+	return NewEngineWith(cctx, p, getenv, o, sink)
 }
 
 // ReadPayload reads stdin to its end, at most MaxInput+1 bytes. A

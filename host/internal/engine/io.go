@@ -33,20 +33,12 @@ func ReadState(p paths.Paths, keys []string) (map[string]string, error) {
 // Apply carries out effects a plugin returned to another host, exactly as
 // a hook process does: state under the lock, events to the store or the
 // spool. The result lists the stored event ids and any warnings. request
-// names the hook (CTXHOOK_REQUEST_ID), or is "": a host that asked the
+// names the hook (hookproto.EnvRequestID), or is "": a host that asked the
 // daemon first and decides in-process after all gives both the same
 // name, so the events are stored once if the daemon stored them too.
 func Apply(p paths.Paths, effects []abi.Effect, request string) Result {
 	var res Result
-	e := &Engine{Paths: p}
-	if request != "" {
-		e.Getenv = func(k string) string {
-			if k == "CTXHOOK_REQUEST_ID" {
-				return request
-			}
-			return ""
-		}
-	}
+	e := &Engine{Paths: p, sink: Store}
 	var keys []string
 	for _, eff := range effects {
 		if eff.Op == abi.OpSetState {
@@ -61,7 +53,7 @@ func Apply(p paths.Paths, effects []abi.Effect, request string) Result {
 	if err != nil {
 		res.Warnings = append(res.Warnings, err.Error())
 	}
-	e.apply(&res, sd, unlock, effects)
+	e.apply(&res, Request{ID: request}, sd, unlock, effects)
 	// Transcripts are cut into turns by the plugin: a host that asks for
 	// one to be indexed (a Stop) gets the plugin loaded here for that.
 	if slices.ContainsFunc(effects, func(eff abi.Effect) bool { return eff.Op == abi.OpIndexTranscript }) {

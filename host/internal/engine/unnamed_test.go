@@ -29,11 +29,10 @@ func TestUnnamedSecretsEndToEnd(t *testing.T) {
 	os.WriteFile(filepath.Join(e["CTXHOOK_HOME"], "config", "config.toml"), []byte("[redact]\nmodel = true\n"), 0o600)
 	p, _ := paths.Resolve(e.get)
 	ctx := context.Background()
-	eng, err := NewEngineWith(ctx, p, e.get, runner.Options{NoInterrupt: true})
+	eng, err := NewEngineWith(ctx, p, e.get, runner.Options{NoInterrupt: true}, KeptStore)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng.Persistent = true
 	defer eng.Close(ctx)
 
 	var planted []secretcorpus.Planted
@@ -61,16 +60,16 @@ func TestUnnamedSecretsEndToEnd(t *testing.T) {
 			if path[:3] == "mcp" {
 				harness, event = "mcp-proxy", "response"
 			}
-			res, err := eng.Do(ctx, harness, event, payload)
+			res, err := eng.Do(ctx, "", harness, event, payload)
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
-			if secretcorpus.Leaked(res.Stdout, pl.Secret) {
+			if secretcorpus.Leaked(res.Answer, pl.Secret) {
 				if leaks[path+" "+pl.Kind]++; leaks[path+" "+pl.Kind] == 1 {
-					t.Errorf("%s: a %s secret reached the model: %.300s", path, pl.Kind, res.Stdout)
+					t.Errorf("%s: a %s secret reached the model: %.300s", path, pl.Kind, res.Answer)
 				}
 			}
-			if path == "claude-code content" && !bytes.Contains([]byte(res.Stdout), []byte("updatedMCPToolOutput")) {
+			if path == "claude-code content" && !bytes.Contains([]byte(res.Answer), []byte("updatedMCPToolOutput")) {
 				t.Errorf("%s: %s: the result reached the model as the server sent it", path, pl.Kind)
 			}
 		}

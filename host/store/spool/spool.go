@@ -291,7 +291,7 @@ func replayFile(name, base string, st *store.Store) error {
 
 // Writer moves spooled events into the store whenever kicked, and once
 // more when ctx ends: the writer of a long-lived host (the daemon, the
-// proxy) whose engines spool (hook.Engine.Deferred) so that an answer waits
+// proxy) whose engines spool (engine.Spool) so that an answer waits
 // for the decision and the state, not for SQLite. It keeps the store
 // open, reopening it every 500 files so the memory of SQLite's own wasm
 // instance is returned. When the store cannot be opened the files wait

@@ -47,16 +47,15 @@ func ingest(ctx context.Context, home, cache string, c *retrievalcorpus.Corpus) 
 	}
 	// As the daemon runs the plugin: compiled without interruption
 	// checks (it has a watchdog; a benchmark run has its operator).
-	eng, err := engine.NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true})
+	eng, err := engine.NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true}, engine.KeptStore)
 	if err != nil {
 		return nil, err
 	}
-	eng.Persistent = true
 	eng.Environ = func() []string { return nil }
 	ing := &ingested{db: p.DB(), keys: map[int64]string{}}
 	for _, r := range c.Records {
 		eng.Now = func() time.Time { return time.UnixMilli(r.TimeMS) }
-		res, err := eng.Do(ctx, abi.HarnessClaudeCode, "PostToolUse", claudePayload(r))
+		res, err := eng.Do(ctx, "", abi.HarnessClaudeCode, "PostToolUse", claudePayload(r))
 		if err == nil && len(res.EventIDs) != 1 {
 			err = fmt.Errorf("stored as %d events (%v)", len(res.EventIDs), res.Warnings)
 		}
