@@ -33,6 +33,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
 )
 
@@ -237,7 +238,7 @@ func Run(ctx context.Context, o Options) error {
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		spool.Writer(wctx, o.Paths, o.Log, kick)
+		spool.Writer(wctx, o.Paths, func() (*store.Store, error) { return engine.OpenStore(o.Paths) }, o.Log, kick)
 	}()
 	var wg sync.WaitGroup
 	defer func() {

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
 )
 
@@ -228,7 +229,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 		d.kick, d.stop, d.writer = make(chan struct{}, 1), stop, make(chan struct{})
 		go func() {
 			defer close(d.writer)
-			spool.Writer(wctx, d.paths, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
+			spool.Writer(wctx, d.paths, func() (*store.Store, error) { return engine.OpenStore(d.paths) }, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
 		}()
 	}
 	r, err := d.compiled.Instance(ctx)

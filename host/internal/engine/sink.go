@@ -1,6 +1,12 @@
 package engine
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/store"
+)
 
 // Sink is where an engine's effects go. It is one value, chosen by the
 // host that makes the engine, because where a decision's events may be
@@ -68,4 +74,12 @@ func (r Request) batch() string {
 		return "req:" + r.ID
 	}
 	return ""
+}
+
+// OpenStore opens the store with the user's retention caps (a bad config
+// still has the default caps): the store and the spool's writer take
+// their limits from their caller, and this is the caller's reading.
+func OpenStore(p paths.Paths) (*store.Store, error) {
+	cfg, _ := config.Load(p.Config)
+	return store.Open(p.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)})
 }
