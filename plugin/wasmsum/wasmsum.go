@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "29ef0857232b89820353d3f6b5447d87a5fe97aceb01051cf37c0707a3c83c74"
+const SHA256 = "21117bbec96746b67fac402ddc7ab0d9c351b89fb0ce7b8cbd1810803402457e"

@@ -474,22 +474,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	if late {
 		deadline = max(deadline, hookproto.Late)
 	}
-	var extra []string // what a finisher needs on top of the environment
-	if stdio.Finish != nil && !late {
-		if getenv(hookproto.EnvRequestID) == "" {
-			// A name for this hook's events, kept by its finisher.
-			id := hookproto.RequestID()
-			outer := getenv
-			getenv = func(k string) string {
-				if k == hookproto.EnvRequestID {
-					return id
-				}
-				return outer(k)
-			}
-			extra = append(extra, hookproto.EnvRequestID+"="+id)
-		}
-		extra = append(extra, EnvLate+"=1")
-	}
+	getenv, extra := finisherEnv(getenv, stdio.Finish != nil && !late)
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	// The answer at the deadline below rests on a Go timer, which stands
@@ -502,42 +487,15 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		keepRuntimeFree()
 	}
 
-	type outcome struct {
-		res Result
-		err error
-	}
-	done := make(chan outcome, 1)
-	read := make(chan []byte, 1) // the payload, once read in full
-	go func() {
-		// A panic anywhere in the run is one failed hook, answered as
-		// every failure is (fail-open), never a crash: a crash's exit
-		// status is one some harnesses take for "block the tool".
-		defer func() {
-			if r := recover(); r != nil {
-				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
-			}
-		}()
-		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read, stdio.Process)
-		done <- outcome{res, err}
-	}()
+	done, read := startRun(ctx, harness, event, stdio, getenv)
 	// handOn gives the payload, once read, to a finisher: the answer
 	// goes out now, without a decision, and the event is still stored.
 	handOn := func() bool {
-		// A payload still being read (tens of MiB from a busy pipe, or
-		// the file the hook client handed on) gets hookproto.Grace longer:
-		// handed on, it is stored; dropped, it is lost.
-		var payload []byte
-		select {
-		case payload = <-read:
-		case <-time.After(hookproto.Grace):
+		if !handOnPayload(stdio, harness, event, read, extra, !late) {
+			return false
 		}
-		if payload != nil && stdio.Finish != nil && !late {
-			if err := stdio.Finish(harness, event, payload, extra); err == nil {
-				warn(hookproto.HandedOn(harness, event, deadline))
-				return true
-			}
-		}
-		return false
+		warn(hookproto.HandedOn(harness, event, deadline))
+		return true
 	}
 	select {
 	case <-ctx.Done():
@@ -564,6 +522,69 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		}
 		return o.res.ExitCode
 	}
+}
+
+// finisherEnv is the environment a hook runs in, and what a finisher
+// (handOn) needs on top of it: a hook that may be handed on gets a
+// request id, a name for its events that its finisher keeps, and the
+// finisher is marked late.
+func finisherEnv(getenv func(string) string, mayHandOn bool) (func(string) string, []string) {
+	if !mayHandOn {
+		return getenv, nil
+	}
+	var extra []string
+	if getenv(hookproto.EnvRequestID) == "" {
+		id := hookproto.RequestID()
+		outer := getenv
+		getenv = func(k string) string {
+			if k == hookproto.EnvRequestID {
+				return id
+			}
+			return outer(k)
+		}
+		extra = append(extra, hookproto.EnvRequestID+"="+id)
+	}
+	return getenv, append(extra, EnvLate+"=1")
+}
+
+// outcome is how one run of a hook ended.
+type outcome struct {
+	res Result
+	err error
+}
+
+// startRun runs the hook in the background: done gets its outcome, read
+// the payload once read in full.
+func startRun(ctx context.Context, harness, event string, stdio IO, getenv func(string) string) (<-chan outcome, <-chan []byte) {
+	done := make(chan outcome, 1)
+	read := make(chan []byte, 1)
+	go func() {
+		// A panic anywhere in the run is one failed hook, answered as
+		// every failure is (fail-open), never a crash: a crash's exit
+		// status is one some harnesses take for "block the tool".
+		defer func() {
+			if r := recover(); r != nil {
+				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read, stdio.Process)
+		done <- outcome{res, err}
+	}()
+	return done, read
+}
+
+// handOnPayload gives the payload to stdio.Finish once read, when the
+// hook may be handed on (may: it is not a finisher itself). A payload
+// still being read (tens of MiB from a busy pipe, or the file the hook
+// client handed on) gets hookproto.Grace longer: handed on, it is
+// stored; dropped, it is lost.
+func handOnPayload(stdio IO, harness, event string, read <-chan []byte, extra []string, may bool) bool {
+	var payload []byte
+	select {
+	case payload = <-read:
+	case <-time.After(hookproto.Grace):
+	}
+	return may && payload != nil && stdio.Finish != nil && stdio.Finish(harness, event, payload, extra) == nil
 }
 
 // keepRuntimeFree lets the answer at the deadline run while a guest call
