@@ -71,7 +71,7 @@ cross: ## build every command for every release target; vet per OS; compile the 
 # terminal detection, paths, config, the store (short: its 64 MiB timings
 # take minutes there); then a real Claude Code payload through
 # ctxhook-hook.exe and a search that finds it (scripts/wine/smoke.sh).
-WINE_PKGS = host/store host/internal/flock host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/tty host/internal/paths host/internal/config host/internal/termsafe
+WINE_PKGS = host/store host/internal/platform host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/paths host/internal/config host/internal/termsafe
 
 wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	@rm -rf bin/win && mkdir -p bin/win

@@ -12,11 +12,10 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
-	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 )
 
@@ -145,7 +144,7 @@ func startDetached(args []string, extra []string, in *os.File) error {
 	if err != nil {
 		return err
 	}
-	return detach.Start(self, args, append(os.Environ(), extra...), in)
+	return platform.StartDetached(self, args, append(os.Environ(), extra...), in)
 }
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its
@@ -162,7 +161,7 @@ func finishLater(harness, event string, payload []byte, extra []string) error {
 			return startDetached([]string{"hook", harness, event}, extra, os.Stdin)
 		}
 	}
-	in, err := memfile.New(payload)
+	in, err := platform.MemFile(payload)
 	if err != nil {
 		return err
 	}

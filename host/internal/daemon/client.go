@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 )
 
@@ -154,7 +154,7 @@ func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (engine.Answer, e
 // detach). The daemon's lock makes racing spawners harmless: all but one
 // exit at once.
 func Spawn(bin string, environ []string) error {
-	return detach.Start(bin, []string{"daemon"}, environ, nil)
+	return platform.StartDetached(bin, []string{"daemon"}, environ, nil)
 }
 
 // startSettle is how long AwaitStart gives a daemon that was just

@@ -28,9 +28,9 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/engine"
-	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -222,7 +222,7 @@ func lockDaemon(o Options) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flock.TryLock(lock); err != nil {
+	if err := platform.TryLock(lock); err != nil {
 		lock.Close()
 		return nil, ErrRunning
 	}

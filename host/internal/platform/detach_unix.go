@@ -1,6 +1,6 @@
 //go:build unix
 
-package detach
+package platform
 
 import "syscall"
 

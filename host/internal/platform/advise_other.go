@@ -1,6 +1,6 @@
 //go:build !linux
 
-package bigbuf
+package platform
 
 // advise: huge pages are asked for on Linux only (macOS gives a large
 // anonymous mapping superpages on its own where it can).

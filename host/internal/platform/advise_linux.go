@@ -1,4 +1,4 @@
-package bigbuf
+package platform
 
 import (
 	"syscall"

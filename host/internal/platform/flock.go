@@ -1,8 +1,9 @@
-// Package flock takes exclusive locks on open files, across processes:
+// File locks. TryLock takes exclusive locks on open files, across processes:
 // flock(2) on Unix, LockFileEx on Windows, each in a file of its own. A
 // lock goes with the file: closing it (or the process ending) releases
 // it, so a killed holder never leaves a lock behind.
-package flock
+
+package platform
 
 import (
 	"errors"

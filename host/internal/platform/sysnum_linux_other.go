@@ -1,5 +1,5 @@
 //go:build linux && !amd64 && !arm64
 
-package memfile
+package platform
 
 const sysMemfdCreate = 0

@@ -1,4 +1,4 @@
-package memfile
+package platform
 
 import (
 	"errors"

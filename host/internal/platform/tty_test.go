@@ -1,4 +1,4 @@
-package tty
+package platform
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestIs(t *testing.T) {
+func TestIsTerminal(t *testing.T) {
 	null, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
@@ -17,11 +17,11 @@ func TestIs(t *testing.T) {
 	defer r.Close()
 	defer w.Close()
 	for name, f := range map[string]*os.File{"/dev/null (a character device)": null, "a pipe": r} {
-		if Is(f) {
+		if IsTerminal(f) {
 			t.Errorf("%s is taken for a terminal", name)
 		}
 	}
-	if Is(strings.NewReader("x")) {
+	if IsTerminal(strings.NewReader("x")) {
 		t.Error("a string reader is taken for a terminal")
 	}
 	// A real terminal: script(1) runs this test binary on a pty.
@@ -30,12 +30,12 @@ func TestIs(t *testing.T) {
 		t.Skip("no script(1) to make a terminal")
 	}
 	if os.Getenv("TTY_TEST_CHILD") == "1" {
-		if Is(os.Stdin) {
+		if IsTerminal(os.Stdin) {
 			os.Stdout.WriteString("stdin is a terminal\n")
 		}
 		return
 	}
-	cmd := exec.Command(script, "-qec", os.Args[0]+" -test.run=^TestIs$", os.DevNull)
+	cmd := exec.Command(script, "-qec", os.Args[0]+" -test.run=^TestIsTerminal$", os.DevNull)
 	cmd.Env = append(os.Environ(), "TTY_TEST_CHILD=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "stdin is a terminal") {

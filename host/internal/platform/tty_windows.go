@@ -1,4 +1,4 @@
-package tty
+package platform
 
 import "golang.org/x/sys/windows"
 

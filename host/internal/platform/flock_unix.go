@@ -1,6 +1,6 @@
 //go:build unix
 
-package flock
+package platform
 
 import (
 	"errors"

@@ -1,21 +1,21 @@
-package bigbuf
+package platform
 
 import "testing"
 
 // Make gives exactly n usable bytes at every size, including the ones
 // advised, and they hold what is written.
-func TestMake(t *testing.T) {
+func TestBigBuffer(t *testing.T) {
 	for _, n := range []int{0, 1, 4095, 64 << 10, hugeMin - 1, hugeMin, hugeMin + 3<<20 + 17} {
-		b := Make(n)
+		b := BigBuffer(n)
 		if len(b) != n || cap(b) < n {
-			t.Fatalf("Make(%d): len %d cap %d", n, len(b), cap(b))
+			t.Fatalf("BigBuffer(%d): len %d cap %d", n, len(b), cap(b))
 		}
 		for i := range b {
 			b[i] = byte(i)
 		}
 		for i := 0; i < n; i += 4093 {
 			if b[i] != byte(i) {
-				t.Fatalf("Make(%d)[%d] = %d", n, i, b[i])
+				t.Fatalf("BigBuffer(%d)[%d] = %d", n, i, b[i])
 			}
 		}
 	}
@@ -25,7 +25,7 @@ func BenchmarkMakeAndFill(b *testing.B) {
 	const n = 64 << 20
 	b.SetBytes(n)
 	for b.Loop() {
-		buf := Make(n)
+		buf := BigBuffer(n)
 		for i := 0; i < n; i += 4096 {
 			buf[i] = 1
 		}

@@ -1,4 +1,4 @@
-// Package memfile holds a payload in a file that has no name, for a
+// Files with no name. MemFile holds a payload in a file that has no name, for a
 // process handed a hook to read as its stdin (a finisher, an in-process
 // run). On Linux it is a memfd: writing tens of MiB to it is a memory
 // copy, where a temporary file on disk cost a second and more for 49 MiB
@@ -6,13 +6,14 @@
 // deadline. Elsewhere it is a temporary file, removed at once.
 //
 // It links only os and syscall: the hook client uses it.
-package memfile
+
+package platform
 
 import "os"
 
-// New returns a file holding b, open for reading at its start, readable
+// MemFile returns a file holding b, open for reading at its start, readable
 // by this user only.
-func New(b []byte) (*os.File, error) {
+func MemFile(b []byte) (*os.File, error) {
 	f, err := memfd()
 	if err != nil {
 		if f, err = os.CreateTemp("", "ctxhook-payload-"); err != nil {

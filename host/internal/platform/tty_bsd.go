@@ -1,6 +1,6 @@
 //go:build darwin || freebsd || netbsd || openbsd || dragonfly
 
-package tty
+package platform
 
 import "golang.org/x/sys/unix"
 

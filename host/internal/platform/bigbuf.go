@@ -1,9 +1,10 @@
-// Package bigbuf allocates the large byte buffers a payload passes
+// Large buffers. BigBuffer allocates the large byte buffers a payload passes
 // through (a wire field, the plugin's output) for being filled, not
 // cleared: a 64 MiB payload is copied several times on its way, and on a
 // virtual machine every first touch of a 4 KiB page cost about 10 µs
 // here (2.7 ms per MiB), more than the copy itself.
-package bigbuf
+
+package platform
 
 import (
 	"strings"
@@ -13,11 +14,11 @@ import (
 // hugeMin: buffers this large are also offered huge pages (advise).
 const hugeMin = 4 << 20
 
-// Make returns n bytes of memory that may hold anything: every byte must
+// BigBuffer returns n bytes of memory that may hold anything: every byte must
 // be written before it is read. strings.Builder allocates without
 // clearing; a buffer of 4 MiB or more is also put in 2 MiB pages where
 // the system allows, so that filling it costs one fault per 2 MiB.
-func Make(n int) []byte {
+func BigBuffer(n int) []byte {
 	if n <= 0 {
 		return nil
 	}

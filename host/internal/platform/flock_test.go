@@ -1,4 +1,4 @@
-package flock
+package platform
 
 import (
 	"errors"

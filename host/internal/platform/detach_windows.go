@@ -1,4 +1,4 @@
-package detach
+package platform
 
 import (
 	"os"

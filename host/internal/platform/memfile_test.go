@@ -1,4 +1,4 @@
-package memfile
+package platform
 
 import (
 	"bytes"
@@ -9,9 +9,9 @@ import (
 
 // TestNew: the file holds the bytes from its start, is this user's
 // only, and on Linux is a memfd (no name on any file system).
-func TestNew(t *testing.T) {
+func TestMemFile(t *testing.T) {
 	b := bytes.Repeat([]byte("payload "), 1<<17)
-	f, err := New(b)
+	f, err := MemFile(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package memfile
+package platform
 
 import (
 	"errors"
