@@ -83,8 +83,8 @@ func main() {
 	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
 		// Every hook gets a name; a hook re-run in-process keeps it, so its
 		// events are stored once even if the daemon took it and died.
-		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
-			os.Setenv("CTXHOOK_REQUEST_ID", hookproto.RequestID())
+		if os.Getenv(hookproto.EnvRequestID) == "" {
+			os.Setenv(hookproto.EnvRequestID, hookproto.RequestID())
 		}
 		// The daemon is told what is left of the deadline: it answers by
 		// then, with no decision if it has none yet, and finishes the hook
