@@ -78,7 +78,7 @@ cross: ## build every command for every release target; vet per OS; compile the 
 # ctxhook-hook.exe and a search that finds it (scripts/wine/smoke.sh); then
 # warm hooks through the daemon's named pipe, cold ones, and the fallback
 # with the daemon killed (host/tests/winhook).
-WINE_PKGS = host/store host/internal/winpipe host/internal/flock host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/tty host/internal/paths host/internal/config host/internal/termsafe
+WINE_PKGS = host/store host/internal/winpipe host/internal/platform host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/paths host/internal/config host/internal/termsafe
 
 wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	@rm -rf bin/win && mkdir -p bin/win

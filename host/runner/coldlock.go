@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/flock"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/plugin"
 )
 
@@ -66,7 +66,7 @@ func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (r
 	locked := false
 	giveUp := time.Now().Add(coldWaitMax)
 	for {
-		if flock.TryLock(f) == nil {
+		if platform.TryLock(f) == nil {
 			locked = true
 			break
 		}
@@ -84,7 +84,7 @@ func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (r
 		time.Sleep(coldPoll)
 	}
 	if _, err := os.Stat(marker); err == nil {
-		flock.Unlock(f)
+		platform.Unlock(f)
 		f.Close() // filled while we waited for the lock
 		return nil, nil
 	}
@@ -95,7 +95,7 @@ func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (r
 			}
 		}
 		if locked {
-			flock.Unlock(f)
+			platform.Unlock(f)
 		}
 		f.Close()
 	}, nil
@@ -137,10 +137,10 @@ func Compiling(dir string, noInterrupt bool) bool {
 		return false
 	}
 	defer f.Close()
-	if flock.TryLock(f) != nil {
+	if platform.TryLock(f) != nil {
 		return true
 	}
-	flock.Unlock(f)
+	platform.Unlock(f)
 	return false
 }
 

@@ -25,8 +25,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/bigbuf"
 	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	extism "github.com/extism/go-sdk"
@@ -532,7 +532,7 @@ type blobBuffer struct{ b []byte }
 
 func (w *blobBuffer) Write(p []byte) (int, error) {
 	if need := len(w.b) + len(p); need > cap(w.b) {
-		nb := bigbuf.Make(max(need, 2*cap(w.b)))
+		nb := platform.BigBuffer(max(need, 2*cap(w.b)))
 		w.b = nb[:copy(nb, w.b)]
 	}
 	w.b = append(w.b, p...)

@@ -372,106 +372,18 @@ type Batch struct {
 
 // ApplyOnce is Apply for a batch that may have been applied before.
 func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (ids []int64, err error) {
-	name := b.Name
 	err = s.tx(func() error {
-		if name != "" {
-			// A name is forgotten after a week: no retry comes that late.
-			if err := s.conn.Exec(`DELETE FROM spool_applied WHERE ts_ms < ` + strconv.FormatInt(time.Now().Add(-7*24*time.Hour).UnixMilli(), 10)); err != nil {
-				return err
-			}
-			mark, _, err := s.conn.Prepare(`INSERT OR IGNORE INTO spool_applied(name, ts_ms) VALUES(?, ?)`)
-			if err != nil {
-				return err
-			}
-			bindAll(mark, name, time.Now().UnixMilli())
-			err = mark.Exec()
-			mark.Close()
-			if err != nil {
-				return err
-			}
-			if s.conn.Changes() == 0 {
-				return nil // stored before
+		if b.Name != "" {
+			if fresh, err := s.markApplied(b.Name); err != nil || !fresh {
+				return err // !fresh: stored before
 			}
 		}
-		ins, _, err := s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
-			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes,
-			response_size, text_size, response_parts, text_parts, response_form)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-		if err != nil {
+		var err error
+		if ids, err = s.insertEvents(events); err != nil {
 			return err
 		}
-		defer ins.Close()
-		fts, _, err := s.conn.Prepare(`INSERT INTO events_fts(rowid, tool, server, args, body) VALUES(?,?,?,?,?)`)
-		if err != nil {
+		if err := s.addTallies(tallies); err != nil {
 			return err
-		}
-		defer fts.Close()
-		tri, _, err := s.conn.Prepare(`INSERT INTO events_tri(rowid, body) VALUES(?,?)`)
-		if err != nil {
-			return err
-		}
-		defer tri.Close()
-		var parts *partWriter
-		defer func() { parts.close() }()
-		size := partSize()
-		for _, e := range events {
-			resp, text := split(e.Response, size), split(e.Text, size)
-			respSize := int64(len(e.Response))
-			if e.ResponseForm != "" {
-				// Rebuilt from the text when read (derived.go): its size is
-				// what it will be then.
-				respSize = derivedSize(e.ResponseForm, e.Text)
-			}
-			bindAll(ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
-				e.ToolUseID, e.Cwd, e.Args, resp[0], text[0], int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
-				e.Key, int64(e.ContextBytes), respSize, int64(len(e.Text)), int64(len(resp)-1), int64(len(text)-1), e.ResponseForm)
-			if err := ins.Exec(); err != nil {
-				return err
-			}
-			id := s.conn.LastInsertRowID()
-			ids = append(ids, id)
-			searched := FieldText
-			if e.Text == "" {
-				searched = FieldResponse
-			}
-			body := text[0]
-			if searched == FieldResponse {
-				body = resp[0]
-			}
-			bindAll(fts, id, e.Tool, e.Server, indexText(e.Args), indexText(body))
-			if err := fts.Exec(); err != nil {
-				return err
-			}
-			bindAll(tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(body))
-			if err := tri.Exec(); err != nil {
-				return err
-			}
-			if len(resp) == 1 && len(text) == 1 {
-				continue
-			}
-			if parts == nil {
-				if parts, err = s.newPartWriter(); err != nil {
-					return err
-				}
-			}
-			if err := parts.write(id, FieldResponse, resp, searched == FieldResponse); err != nil {
-				return err
-			}
-			if err := parts.write(id, FieldText, text, searched == FieldText); err != nil {
-				return err
-			}
-		}
-		up, _, err := s.conn.Prepare(`INSERT INTO tallies(session, name, count) VALUES(?,?,?)
-			ON CONFLICT(session, name) DO UPDATE SET count = count + excluded.count`)
-		if err != nil {
-			return err
-		}
-		defer up.Close()
-		for _, t := range tallies {
-			bindAll(up, t.Session, t.Name, int64(t.Count))
-			if err := up.Exec(); err != nil {
-				return err
-			}
 		}
 		// Over a cap is not a failed write (the events are in), but the
 		// caps hold whenever the write is seen.
@@ -481,6 +393,132 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 		return nil, fmt.Errorf("store: write: %w", err)
 	}
 	return ids, nil
+}
+
+// markApplied notes a batch's name inside the write's transaction: fresh
+// is false when a batch of that name was applied before.
+func (s *Store) markApplied(name string) (fresh bool, err error) {
+	// A name is forgotten after a week: no retry comes that late.
+	if err := s.conn.Exec(`DELETE FROM spool_applied WHERE ts_ms < ` + strconv.FormatInt(time.Now().Add(-7*24*time.Hour).UnixMilli(), 10)); err != nil {
+		return false, err
+	}
+	mark, _, err := s.conn.Prepare(`INSERT OR IGNORE INTO spool_applied(name, ts_ms) VALUES(?, ?)`)
+	if err != nil {
+		return false, err
+	}
+	bindAll(mark, name, time.Now().UnixMilli())
+	err = mark.Exec()
+	mark.Close()
+	if err != nil {
+		return false, err
+	}
+	return s.conn.Changes() != 0, nil
+}
+
+// eventWriter inserts events and indexes them, inside ApplyOnce's
+// transaction.
+type eventWriter struct {
+	s             *Store
+	ins, fts, tri *sqlite3.Stmt
+	parts         *partWriter // made for the first body in parts
+}
+
+// insertEvents inserts events (their heads, indexes and parts) and
+// returns their ids.
+func (s *Store) insertEvents(events []abi.Event) (ids []int64, err error) {
+	w := &eventWriter{s: s}
+	defer w.close()
+	if w.ins, _, err = s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
+			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes,
+			response_size, text_size, response_parts, text_parts, response_form)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+		return nil, err
+	}
+	if w.fts, _, err = s.conn.Prepare(`INSERT INTO events_fts(rowid, tool, server, args, body) VALUES(?,?,?,?,?)`); err != nil {
+		return nil, err
+	}
+	if w.tri, _, err = s.conn.Prepare(`INSERT INTO events_tri(rowid, body) VALUES(?,?)`); err != nil {
+		return nil, err
+	}
+	size := partSize()
+	for _, e := range events {
+		id, err := w.insert(e, size)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func (w *eventWriter) close() {
+	for _, st := range []*sqlite3.Stmt{w.ins, w.fts, w.tri} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	w.parts.close()
+}
+
+// insert stores one event: its row with the heads of its bodies, its
+// word and trigram index entries, and the rest of its bodies in parts.
+func (w *eventWriter) insert(e abi.Event, size int) (int64, error) {
+	resp, text := split(e.Response, size), split(e.Text, size)
+	respSize := int64(len(e.Response))
+	if e.ResponseForm != "" {
+		// Rebuilt from the text when read (derived.go): its size is
+		// what it will be then.
+		respSize = derivedSize(e.ResponseForm, e.Text)
+	}
+	bindAll(w.ins, e.TimeMS, e.Session, e.Harness, e.HookEvent, e.Category, e.Tool, e.Server,
+		e.ToolUseID, e.Cwd, e.Args, resp[0], text[0], int64(e.ResponseBytes), e.Truncated, int64(e.Redactions),
+		e.Key, int64(e.ContextBytes), respSize, int64(len(e.Text)), int64(len(resp)-1), int64(len(text)-1), e.ResponseForm)
+	if err := w.ins.Exec(); err != nil {
+		return 0, err
+	}
+	id := w.s.conn.LastInsertRowID()
+	searched, body := FieldText, text[0]
+	if e.Text == "" {
+		searched, body = FieldResponse, resp[0]
+	}
+	bindAll(w.fts, id, e.Tool, e.Server, indexText(e.Args), indexText(body))
+	if err := w.fts.Exec(); err != nil {
+		return 0, err
+	}
+	bindAll(w.tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(body))
+	if err := w.tri.Exec(); err != nil {
+		return 0, err
+	}
+	if len(resp) == 1 && len(text) == 1 {
+		return id, nil
+	}
+	if w.parts == nil {
+		var err error
+		if w.parts, err = w.s.newPartWriter(); err != nil {
+			return 0, err
+		}
+	}
+	if err := w.parts.write(id, FieldResponse, resp, searched == FieldResponse); err != nil {
+		return 0, err
+	}
+	return id, w.parts.write(id, FieldText, text, searched == FieldText)
+}
+
+// addTallies adds tallies to their sessions' counts.
+func (s *Store) addTallies(tallies []abi.Effect) error {
+	up, _, err := s.conn.Prepare(`INSERT INTO tallies(session, name, count) VALUES(?,?,?)
+			ON CONFLICT(session, name) DO UPDATE SET count = count + excluded.count`)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+	for _, t := range tallies {
+		bindAll(up, t.Session, t.Name, int64(t.Count))
+		if err := up.Exec(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // searchBody is what the indexes see of a response: the readable text when

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "2468dd0c120ccbe351bceebf6212bef66f2d42ba959de5b4c9e3dccb9706c777"
+const SHA256 = "b16d2df99c149b9d26ba9308561d2a0e8582099b4d45b886b42c29a1ea9424a7"

@@ -10,13 +10,13 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/memfile"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // inProcess replaces this process with `ctxhook hook`, its stdin a
 // file holding the payload (memfile) already read.
 func inProcess(harness, event string, payload []byte) {
-	f, err := memfile.New(payload)
+	f, err := platform.MemFile(payload)
 	if err == nil {
 		err = dupStdin(int(f.Fd()))
 	}

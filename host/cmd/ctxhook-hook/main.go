@@ -21,10 +21,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/detach"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
-	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
 
@@ -84,8 +83,8 @@ func main() {
 	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
 		// Every hook gets a name; a hook re-run in-process keeps it, so its
 		// events are stored once even if the daemon took it and died.
-		if os.Getenv("CTXHOOK_REQUEST_ID") == "" {
-			os.Setenv("CTXHOOK_REQUEST_ID", hookproto.RequestID())
+		if os.Getenv(hookproto.EnvRequestID) == "" {
+			os.Setenv(hookproto.EnvRequestID, hookproto.RequestID())
 		}
 		// The daemon is told what is left of the deadline: it answers by
 		// then, with no decision if it has none yet, and finishes the hook
@@ -209,7 +208,7 @@ func cold(p paths.Paths) bool {
 // file holding the payload (memfile), and exits 0 without an
 // answer. If it cannot, the hook runs in-process instead.
 func finishLater(harness, event string, payload []byte, deadline time.Duration) {
-	f, err := memfile.New(payload)
+	f, err := platform.MemFile(payload)
 	if err != nil {
 		return
 	}
@@ -334,7 +333,7 @@ func spawnDaemon() { startDetached([]string{"daemon"}, nil, nil) }
 // startDetached starts the ctxhook binary with args, extra on top of
 // this environment and stdin in (nil: /dev/null), and leaves it.
 func startDetached(args, extra []string, in *os.File) error {
-	return detach.Start(full(), args, append(os.Environ(), extra...), in)
+	return platform.StartDetached(full(), args, append(os.Environ(), extra...), in)
 }
 
 // buffered reads c through a buffer, so the answer's small length fields

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/shipper"
 )
 
@@ -58,7 +58,7 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_WATCHDOG_MS")); err == nil && ms > 0 {
 		o.Watchdog = time.Duration(ms) * time.Millisecond
 	}
-	if f := env.Getenv(hook.EnvTestPlugin); f != "" {
+	if f := env.Getenv(engine.EnvTestPlugin); f != "" {
 		var err error
 		if o.Plugin, err = os.ReadFile(f); err != nil {
 			return fail(env, "%v", err)

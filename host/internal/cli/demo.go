@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strconv"
@@ -51,6 +52,22 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
+	printDemoReport(w, env, rep)
+	if *keep {
+		fmt.Fprintf(w, "\nKept. Explore it with:\n  export CTXHOOK_HOME=%s\n  ctxhook stats; ctxhook search workflow; ctxhook show %d\n", home, firstID(rep))
+	} else {
+		fmt.Fprintf(w, "\nNext: wire ctxhook into your agent, then check it:\n  ctxhook install claude-code   (or codex, gemini, opencode, ...: ctxhook help install)\n  ctxhook doctor claude-code\n")
+	}
+	if rep.Relayed != rep.RelayNeeded || rep.RelayMatched != rep.Relayed {
+		fmt.Fprintln(env.Stderr, "ctxhook: demo: the relay did not reproduce the recorded session")
+		return 1
+	}
+	return 0
+}
+
+// printDemoReport prints what the replay did: the summary, a search of
+// the store, a secret as sent and as kept, and any warnings.
+func printDemoReport(w io.Writer, env Env, rep *demo.Report) {
 	var servers []string
 	for s, n := range rep.MCPCalls {
 		servers = append(servers, fmt.Sprintf("%s %d", s, n))
@@ -88,16 +105,6 @@ func runDemo(ctx context.Context, env Env, args []string) int {
 	if len(rep.Warnings) > 0 {
 		fmt.Fprintf(w, "\nwarnings:\n  %s\n", strings.Join(rep.Warnings, "\n  "))
 	}
-	if *keep {
-		fmt.Fprintf(w, "\nKept. Explore it with:\n  export CTXHOOK_HOME=%s\n  ctxhook stats; ctxhook search workflow; ctxhook show %d\n", home, firstID(rep))
-	} else {
-		fmt.Fprintf(w, "\nNext: wire ctxhook into your agent, then check it:\n  ctxhook install claude-code   (or codex, gemini, opencode, ...: ctxhook help install)\n  ctxhook doctor claude-code\n")
-	}
-	if rep.Relayed != rep.RelayNeeded || rep.RelayMatched != rep.Relayed {
-		fmt.Fprintln(env.Stderr, "ctxhook: demo: the relay did not reproduce the recorded session")
-		return 1
-	}
-	return 0
 }
 
 // nudgeEvery says the period the replay showed (the plugin decides it:

@@ -12,27 +12,26 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/detach"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
-	"github.com/ctxhook/ctxhook/host/internal/memfile"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 )
 
 func runHook(ctx context.Context, env Env, args []string) int {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
-		fmt.Fprintf(env.Stdout, "Usage: ctxhook hook <harness> <event>\n\nRuns as a hook: reads the harness's JSON payload on stdin and prints its answer.\nHarnesses: %s. Configured by 'ctxhook install <harness>'.\n", strings.Join(hook.Harnesses, ", "))
+		fmt.Fprintf(env.Stdout, "Usage: ctxhook hook <harness> <event>\n\nRuns as a hook: reads the harness's JSON payload on stdin and prints its answer.\nHarnesses: %s. Configured by 'ctxhook install <harness>'.\n", strings.Join(engine.Harnesses, ", "))
 		return 0
 	}
 	// Wrong usage is still fail-open: a hook must never block the agent.
-	if len(args) != 2 || !slices.Contains(hook.Harnesses, args[0]) {
+	if len(args) != 2 || !slices.Contains(engine.Harnesses, args[0]) {
 		fmt.Fprintf(env.Stderr, "ctxhook: usage: ctxhook hook <harness> <event> (harnesses: %s); the agent continues without ctxhook\n",
-			strings.Join(hook.Harnesses, ", "))
+			strings.Join(engine.Harnesses, ", "))
 		return 0
 	}
 	stdin := env.Stdin
-	if env.Getenv(hook.EnvLate) != "" {
+	if env.Getenv(engine.EnvLate) != "" {
 		payload, done := finishByDaemon(env, args[0], args[1])
 		if done {
 			return 0
@@ -45,7 +44,7 @@ func runHook(ctx context.Context, env Env, args []string) int {
 		}
 		stdin = bytes.NewReader(payload)
 	}
-	return hook.Run(ctx, args[0], args[1], hook.IO{Stdin: stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+	return engine.Run(ctx, args[0], args[1], engine.IO{Stdin: stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Finish: finishLater, Process: true, StoreLater: storeLater}, env.Getenv)
 }
 
@@ -58,8 +57,8 @@ func runHook(ctx context.Context, env Env, args []string) int {
 // the payload meanwhile: if the daemon cannot finish the hook, it runs
 // here (done false, payload the input read).
 func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) {
-	payload, err := hook.ReadPayload(env.Stdin)
-	if err != nil || len(payload) > hook.MaxInput || env.Getenv("CTXHOOK_NO_DAEMON") != "" {
+	payload, err := engine.ReadPayload(env.Stdin)
+	if err != nil || len(payload) > engine.MaxInput || env.Getenv("CTXHOOK_NO_DAEMON") != "" {
 		return payload, false
 	}
 	p, err := paths.Resolve(env.Getenv)
@@ -90,10 +89,10 @@ func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) 
 // and a burst of hooks compiling at once all missed their deadlines.
 func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int, done bool) {
 	start := time.Now()
-	deadline := hook.Deadline(env.Getenv)
-	payload, err := hook.ReadPayload(env.Stdin)
+	deadline := engine.Deadline(env.Getenv)
+	payload, err := engine.ReadPayload(env.Stdin)
 	p, perr := paths.Resolve(env.Getenv)
-	if err != nil || len(payload) > hook.MaxInput || perr != nil || runner.Ready(p.WasmCache(), nil, true) {
+	if err != nil || len(payload) > engine.MaxInput || perr != nil || runner.Ready(p.WasmCache(), nil, true) {
 		return payload, 0, false
 	}
 	handOnAt := start.Add(deadline - coldMargin - hookproto.HandOn(len(payload)))
@@ -109,9 +108,9 @@ func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int
 			if a.Failed == hookproto.NoDecision {
 				// Decided after the answer: handed on as well, as the
 				// hook client does, so it is stored if the daemon dies.
-				finishLater(harness, event, payload, []string{hook.EnvLate + "=1"})
+				finishLater(harness, event, payload, []string{engine.EnvLate + "=1"})
 			}
-			io.WriteString(env.Stdout, a.Stdout)
+			io.WriteString(env.Stdout, a.Text)
 			io.WriteString(env.Stderr, a.Stderr)
 			return payload, a.Code, true
 		}
@@ -119,7 +118,7 @@ func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int
 	if runner.Ready(p.WasmCache(), nil, true) && time.Since(start) < deadline-coldMargin-time.Second {
 		return payload, 0, false // compiled, but no daemon: decided here
 	}
-	if finishLater(harness, event, payload, []string{hook.EnvLate + "=1"}) != nil {
+	if finishLater(harness, event, payload, []string{engine.EnvLate + "=1"}) != nil {
 		return payload, 0, false
 	}
 	fmt.Fprintf(env.Stderr, "ctxhook: %s\n", hookproto.HandedOn(harness, event, deadline))
@@ -145,7 +144,7 @@ func startDetached(args []string, extra []string, in *os.File) error {
 	if err != nil {
 		return err
 	}
-	return detach.Start(self, args, append(os.Environ(), extra...), in)
+	return platform.StartDetached(self, args, append(os.Environ(), extra...), in)
 }
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its
@@ -162,7 +161,7 @@ func finishLater(harness, event string, payload []byte, extra []string) error {
 			return startDetached([]string{"hook", harness, event}, extra, os.Stdin)
 		}
 	}
-	in, err := memfile.New(payload)
+	in, err := platform.MemFile(payload)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -17,15 +18,8 @@ import (
 	"github.com/ctxhook/ctxhook/plugin/wasmsum"
 )
 
-// runIO serves hosts that run plugin.wasm in their own process (the
-// OpenCode loader, the Claude Agent SDK adapter): they decide in-process
-// and come here for ctxhook's state files and store, so what they capture
-// lands where `ctxhook search` looks. Answers are one JSON object.
-//
-// They may also ask this binary's daemon instead (io socket): one round
-// trip on a kept connection, where load and apply cost a process each.
-func runIO(ctx context.Context, env Env, args []string) int {
-	const help = `Usage: ctxhook io load <key>...    print {"config": {...}, "state": {...}}, with
+// ioHelp is `ctxhook io -h`.
+const ioHelp = `Usage: ctxhook io load <key>...    print {"config": {...}, "state": {...}}, with
                                     "state_error" when state cannot be read
                                     and "warnings" when the config is bad
        ctxhook io apply             read a plugin's effects (a JSON array, or a
@@ -45,11 +39,20 @@ func runIO(ctx context.Context, env Env, args []string) int {
 For hosts that run plugin.wasm in-process. Exit 0 with the error in the
 answer whenever the request itself was understood.
 `
+
+// runIO serves hosts that run plugin.wasm in their own process (the
+// OpenCode loader, the Claude Agent SDK adapter): they decide in-process
+// and come here for ctxhook's state files and store, so what they capture
+// lands where `ctxhook search` looks. Answers are one JSON object.
+//
+// They may also ask this binary's daemon instead (io socket): one round
+// trip on a kept connection, where load and apply cost a process each.
+func runIO(ctx context.Context, env Env, args []string) int {
 	if len(args) == 0 {
 		return usageError(env, "io", "name what to do: load, apply or socket")
 	}
 	if args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(env.Stdout, help) // asked for: stdout, as every command's help
+		fmt.Fprint(env.Stdout, ioHelp) // asked for: stdout, as every command's help
 		return 0
 	}
 	p, err := resolvePaths(env)
@@ -60,46 +63,10 @@ answer whenever the request itself was understood.
 	enc.SetEscapeHTML(false)
 	switch args[0] {
 	case "load":
-		out := map[string]any{}
-		cfg, err := config.Load(p.Config)
-		if err != nil {
-			out["warnings"] = []string{err.Error()}
-		}
-		out["config"] = cfg
-		if st, err := hook.ReadState(p, args[1:]); err != nil {
-			out["state_error"] = err.Error()
-		} else {
-			out["state"] = st
-		}
-		enc.Encode(out)
+		enc.Encode(ioLoad(p, args[1:]))
 		return 0
 	case "apply":
-		b, err := io.ReadAll(io.LimitReader(env.Stdin, hook.MaxInput+1))
-		if err != nil || len(b) > hook.MaxInput {
-			return fail(env, "io apply: cannot read effects (%v)", err)
-		}
-		var effects []abi.Effect
-		if err := json.Unmarshal(b, &effects); err != nil {
-			var resp abi.HandleResponse
-			if err2 := json.Unmarshal(b, &resp); err2 != nil {
-				return fail(env, "io apply: stdin is neither an effects array nor a HandleResponse: %v", err)
-			}
-			effects = resp.Effects
-		}
-		res := hook.Apply(p, effects, env.Getenv("CTXHOOK_REQUEST_ID"))
-		if res.StoreLater {
-			storeLater()
-		}
-		ids := res.EventIDs
-		if ids == nil {
-			ids = []int64{}
-		}
-		warnings := res.Warnings
-		if warnings == nil {
-			warnings = []string{}
-		}
-		enc.Encode(map[string]any{"event_ids": ids, "warnings": warnings, "spooled": res.Spooled})
-		return 0
+		return ioApply(env, p, enc)
 	case "socket":
 		enc.Encode(socketInfo(p))
 		return 0
@@ -113,8 +80,54 @@ answer whenever the request itself was understood.
 		enc.Encode(map[string]any{"files": n})
 		return 0
 	}
-	fmt.Fprintf(env.Stderr, "ctxhook: io: unknown request %q\n\n%s", args[0], help)
+	fmt.Fprintf(env.Stderr, "ctxhook: io: unknown request %q\n\n%s", args[0], ioHelp)
 	return 2
+}
+
+// ioLoad is `ctxhook io load <key>...`: the config and the state of keys.
+func ioLoad(p paths.Paths, keys []string) map[string]any {
+	out := map[string]any{}
+	cfg, err := config.Load(p.Config)
+	if err != nil {
+		out["warnings"] = []string{err.Error()}
+	}
+	out["config"] = cfg
+	if st, err := engine.ReadState(p, keys); err != nil {
+		out["state_error"] = err.Error()
+	} else {
+		out["state"] = st
+	}
+	return out
+}
+
+// ioApply is `ctxhook io apply`: the effects on stdin, applied.
+func ioApply(env Env, p paths.Paths, enc *json.Encoder) int {
+	b, err := io.ReadAll(io.LimitReader(env.Stdin, engine.MaxInput+1))
+	if err != nil || len(b) > engine.MaxInput {
+		return fail(env, "io apply: cannot read effects (%v)", err)
+	}
+	var effects []abi.Effect
+	if err := json.Unmarshal(b, &effects); err != nil {
+		var resp abi.HandleResponse
+		if err2 := json.Unmarshal(b, &resp); err2 != nil {
+			return fail(env, "io apply: stdin is neither an effects array nor a HandleResponse: %v", err)
+		}
+		effects = resp.Effects
+	}
+	res := engine.Apply(p, effects, env.Getenv(hookproto.EnvRequestID))
+	if res.StoreLater {
+		storeLater()
+	}
+	ids := res.EventIDs
+	if ids == nil {
+		ids = []int64{}
+	}
+	warnings := res.Warnings
+	if warnings == nil {
+		warnings = []string{}
+	}
+	enc.Encode(map[string]any{"event_ids": ids, "warnings": warnings, "spooled": res.Spooled})
+	return 0
 }
 
 // socketInfo is what a host needs to ask the daemon itself (io socket).

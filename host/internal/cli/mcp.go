@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/ctxhook/ctxhook/host/internal/decider"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
@@ -81,7 +81,7 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		}
 		d := dec
 		mu.Unlock()
-		ctx, cancel := context.WithTimeout(ctx, hook.Deadline(env.Getenv))
+		ctx, cancel := context.WithTimeout(ctx, engine.Deadline(env.Getenv))
 		defer cancel()
 		return d.Decide(ctx, harness, event, payload)
 	}

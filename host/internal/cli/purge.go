@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/state"
-	"github.com/ctxhook/ctxhook/host/internal/tty"
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
@@ -52,7 +52,7 @@ func runPurge(ctx context.Context, env Env, args []string) int {
 		return code
 	}
 	defer st.Close()
-	if !*dry && !*yes && tty.Is(env.Stdin) {
+	if !*dry && !*yes && platform.IsTerminal(env.Stdin) {
 		p, err := st.Purge(f, true, false)
 		if err != nil {
 			return fail(env, "%v", err)

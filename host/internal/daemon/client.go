@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/detach"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 )
 
@@ -48,7 +48,7 @@ const maxIdle = 4
 // (CTXHOOK_REQUEST_ID): a request on a kept connection the daemon had
 // closed is sent again on a new one, and its name keeps it from being
 // stored twice. wait bounds each exchange.
-func (c *Client) Ask(harness, event string, environ []string, payload []byte, wait time.Duration) (hook.Answer, error) {
+func (c *Client) Ask(harness, event string, environ []string, payload []byte, wait time.Duration) (engine.Answer, error) {
 	fields := [][]byte{[]byte(BuildID()), []byte(harness), []byte(event), []byte(strings.Join(environ, "\x00")), payload}
 	if cc := c.take(); cc != nil {
 		if a, err := cc.ask(fields, wait); err == nil {
@@ -59,12 +59,12 @@ func (c *Client) Ask(harness, event string, environ []string, payload []byte, wa
 	}
 	cc, err := c.dial(wait)
 	if err != nil {
-		return hook.Answer{}, err
+		return engine.Answer{}, err
 	}
 	a, err := cc.ask(fields, wait)
 	if err != nil {
 		cc.c.Close()
-		return hook.Answer{}, err
+		return engine.Answer{}, err
 	}
 	c.put(cc)
 	return a, nil
@@ -130,20 +130,20 @@ func (c *Client) dial(wait time.Duration) (*clientConn, error) {
 	return &clientConn{c: conn, br: bufio.NewReaderSize(conn, 64<<10)}, nil
 }
 
-func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (hook.Answer, error) {
+func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (engine.Answer, error) {
 	cc.c.SetDeadline(time.Now().Add(wait))
 	if err := hookproto.Write(cc.c, fields...); err != nil {
-		return hook.Answer{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return engine.Answer{}, fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
 	ans, err := hookproto.Read(cc.br)
 	if err != nil || len(ans) < 4 || string(ans[0]) != "ok" {
-		return hook.Answer{}, fmt.Errorf("%w: no answer (%v)", ErrUnavailable, err)
+		return engine.Answer{}, fmt.Errorf("%w: no answer (%v)", ErrUnavailable, err)
 	}
 	code, err := strconv.Atoi(string(ans[1]))
 	if err != nil {
-		return hook.Answer{}, fmt.Errorf("%w: bad answer", ErrUnavailable)
+		return engine.Answer{}, fmt.Errorf("%w: bad answer", ErrUnavailable)
 	}
-	a := hook.Answer{Code: code, Stdout: string(ans[2]), Stderr: string(ans[3])}
+	a := engine.Answer{Code: code, Text: string(ans[2]), Stderr: string(ans[3])}
 	if len(ans) > 4 {
 		a.Failed = string(ans[4])
 	}
@@ -154,7 +154,7 @@ func (cc *clientConn) ask(fields [][]byte, wait time.Duration) (hook.Answer, err
 // detach). The daemon's lock makes racing spawners harmless: all but one
 // exit at once.
 func Spawn(bin string, environ []string) error {
-	return detach.Start(bin, []string{"daemon"}, environ, nil)
+	return platform.StartDetached(bin, []string{"daemon"}, environ, nil)
 }
 
 // startSettle is how long AwaitStart gives a daemon that was just

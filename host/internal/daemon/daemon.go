@@ -1,7 +1,7 @@
 // Package daemon is `ctxhook daemon`: one long-lived process per user
 // that keeps initialised plugin instances, the config and the open store,
 // so a hook costs a socket round trip instead of loading plugin.wasm.
-// Decisions still run only in plugin.wasm, through the same hook.Engine
+// Decisions still run only in plugin.wasm, through the same engine.Engine
 // the in-process path uses.
 //
 // The hook client (ctxhook-hook) talks to it over a Unix socket with
@@ -27,12 +27,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/flock"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
 )
 
@@ -71,7 +72,7 @@ type Options struct {
 	// Log receives one line per notable thing (default: nowhere).
 	Log func(string)
 	// Watchdog ends the daemon when one call runs longer (default
-	// hook.DefaultDeadline).
+	// engine.DefaultDeadline).
 	Watchdog time.Duration
 	// Plugin replaces the embedded plugin.wasm (fault tests).
 	Plugin []byte
@@ -92,6 +93,77 @@ var ErrRunning = errors.New("daemon: already running")
 
 // Run serves until idle, ctx ends, or a client of another build retires it.
 func Run(ctx context.Context, o Options) error {
+	o = o.withDefaults()
+	sock := o.Paths.Socket()
+	lock, err := lockDaemon(o)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	// One compiled module for every instance: the code once in memory, and
+	// a recycled instance costs an instantiation. Compiled without
+	// cancellation checks (7x faster calls); the watchdog in serve ends
+	// the daemon if a call ever overruns. Compiled before the socket
+	// exists: a hook that finds no socket runs in-process at once, where
+	// one finding a socket still compiling would wait for its answer.
+	compiled, err := runner.Compile(ctx, runner.Options{Wasm: o.Plugin, CacheDir: o.Paths.WasmCache(), NoInterrupt: true})
+	if err != nil {
+		return err
+	}
+	defer compiled.Close(context.Background())
+	pool := make(chan *slot, o.Instances)
+	defer func() {
+		close(pool)
+		for s := range pool {
+			s.close()
+		}
+	}()
+	if err := fillPool(ctx, pool, compiled, o); err != nil {
+		return err
+	}
+	ln, mine, err := listen(sock)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	// The socket goes with the daemon, unless the name is another's by
+	// then (a daemon of a moved CTXHOOK_HOME, or one started after).
+	defer func() {
+		if now, err := os.Lstat(sock); err == nil && mine != nil && os.SameFile(mine, now) {
+			os.Remove(sock)
+		}
+	}()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	act := &activity{last: time.Now()}
+	go watchIdle(ctx, cancel, ln, o, mine, pool, act)
+	kick, stopWriter := startWriter(o)
+	var wg sync.WaitGroup
+	defer func() {
+		wg.Wait()
+		stopWriter()
+	}()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		act.touch()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			handle(ctx, cancel, conn, o, compiled, pool, act.touch, kick)
+		}()
+	}
+}
+
+// withDefaults fills in the options left zero, and the daemon's own
+// state (runs, memory), and sets the process's soft memory limit.
+func (o Options) withDefaults() Options {
 	if o.Idle == 0 {
 		o.Idle = 10 * time.Minute
 	}
@@ -99,7 +171,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Instances = 1
 	}
 	if o.Watchdog == 0 {
-		o.Watchdog = hook.DefaultDeadline
+		o.Watchdog = engine.DefaultDeadline
 	}
 	if o.Recycle == 0 {
 		o.Recycle = 1000
@@ -134,159 +206,149 @@ func Run(ctx context.Context, o Options) error {
 	if o.Log == nil {
 		o.Log = func(string) {}
 	}
-	sock := o.Paths.Socket()
-	for _, d := range []string{o.Paths.DaemonDir(), filepath.Dir(sock)} {
+	return o
+}
+
+// lockDaemon makes the daemon's directories and takes its lock: one
+// daemon per user, the lock held for the daemon's life, so of ten racing
+// spawners exactly one gets past here (the others get ErrRunning).
+func lockDaemon(o Options) (*os.File, error) {
+	for _, d := range []string{o.Paths.DaemonDir(), filepath.Dir(o.Paths.Socket())} {
 		if err := paths.EnsureDir(d); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// One daemon per user: the lock is held for the daemon's life, so of
-	// ten racing spawners exactly one gets past here.
 	lock, err := os.OpenFile(filepath.Join(o.Paths.DaemonDir(), "lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer lock.Close()
-	if err := flock.TryLock(lock); err != nil {
-		return ErrRunning
+	if err := platform.TryLock(lock); err != nil {
+		lock.Close()
+		return nil, ErrRunning
 	}
-	// One compiled module for every instance: the code once in memory, and
-	// a recycled instance costs an instantiation. Compiled without
-	// cancellation checks (7x faster calls); the watchdog in serve ends
-	// the daemon if a call ever overruns. Compiled before the socket
-	// exists: a hook that finds no socket runs in-process at once, where
-	// one finding a socket still compiling would wait for its answer.
-	compiled, err := runner.Compile(ctx, runner.Options{Wasm: o.Plugin, CacheDir: o.Paths.WasmCache(), NoInterrupt: true})
-	if err != nil {
-		return err
-	}
-	defer compiled.Close(context.Background())
-	// The first instance is made before the socket opens: its first
-	// request (a session's first hook, a proxy's first tools/call) would
-	// otherwise wait for it.
-	pool := make(chan *slot, o.Instances)
+	return lock, nil
+}
+
+// fillPool puts o.Instances slots in pool, the first with its instance
+// made before the socket opens: its first request (a session's first
+// hook, a proxy's first tools/call) would otherwise wait for it.
+func fillPool(ctx context.Context, pool chan *slot, compiled *runner.Compiled, o Options) error {
 	for range o.Instances {
 		pool <- &slot{}
 	}
-	defer func() {
-		close(pool)
-		for s := range pool {
-			s.close()
-		}
-	}()
 	first := <-pool
-	err = first.fill(ctx, compiled, o)
+	err := first.fill(ctx, compiled, o)
 	pool <- first
-	if err != nil {
-		return err
-	}
-	os.Remove(sock) // a stale socket of a dead daemon (we hold the lock)
-	ln, err := listenPrivate(sock)
-	if err != nil {
-		return err
-	}
-	defer ln.Close()
-	os.Chmod(sock, 0o600)
-	mine, _ := os.Lstat(sock)
-	// The socket goes with the daemon, unless the name is another's by
-	// then (a daemon of a moved CTXHOOK_HOME, or one started after).
-	defer func() {
-		if now, err := os.Lstat(sock); err == nil && mine != nil && os.SameFile(mine, now) {
-			os.Remove(sock)
-		}
-	}()
+	return err
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	last := time.Now()
-	go func() { // idle exit, and memory given back when idle
-		trimmed := true
-		for {
-			select {
-			case <-ctx.Done():
-				ln.Close()
-				return
-			case <-time.After(min(o.Idle/4, o.IdleTrim/2)):
-				mu.Lock()
-				since := time.Since(last)
-				if since < o.IdleTrim {
-					trimmed = false
-				}
-				mu.Unlock()
-				if since > o.Idle {
-					o.Log("idle, exiting")
-					cancel()
-				} else if now, err := os.Lstat(sock); mine != nil && (err != nil || !os.SameFile(mine, now)) {
-					// Its directory was removed (a deleted CTXHOOK_HOME) or
-					// another daemon took the name: nobody can reach this one.
-					o.Log("socket gone, exiting")
-					cancel()
-				} else if since > o.IdleTrim && !trimmed {
-					trimmed = true
-					trim(pool, o.IdleBytes)
-				}
+// listen opens the daemon's socket, owner-only, in place of a stale one
+// of a dead daemon (the lock is held); mine is the socket file, to tell
+// later whether the name is still this daemon's.
+func listen(sock string) (ln net.Listener, mine os.FileInfo, err error) {
+	os.Remove(sock)
+	if ln, err = listenPrivate(sock); err != nil {
+		return nil, nil, err
+	}
+	os.Chmod(sock, 0o600)
+	mine, _ = os.Lstat(sock)
+	return ln, mine, nil
+}
+
+// activity is when the daemon last took a connection.
+type activity struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+func (a *activity) touch() {
+	a.mu.Lock()
+	a.last = time.Now()
+	a.mu.Unlock()
+}
+
+func (a *activity) since() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return time.Since(a.last)
+}
+
+// watchIdle ends the daemon when it has been idle for o.Idle or its
+// socket is gone, and gives memory back once it has been idle for
+// o.IdleTrim.
+func watchIdle(ctx context.Context, cancel context.CancelFunc, ln net.Listener, o Options, mine os.FileInfo, pool chan *slot, act *activity) {
+	trimmed := true
+	sock := o.Paths.Socket()
+	for {
+		select {
+		case <-ctx.Done():
+			ln.Close()
+			return
+		case <-time.After(min(o.Idle/4, o.IdleTrim/2)):
+			since := act.since()
+			if since < o.IdleTrim {
+				trimmed = false
+			}
+			if since > o.Idle {
+				o.Log("idle, exiting")
+				cancel()
+			} else if now, err := os.Lstat(sock); mine != nil && (err != nil || !os.SameFile(mine, now)) {
+				// Its directory was removed (a deleted CTXHOOK_HOME) or
+				// another daemon took the name: nobody can reach this one.
+				o.Log("socket gone, exiting")
+				cancel()
+			} else if since > o.IdleTrim && !trimmed {
+				trimmed = true
+				trim(pool, o.IdleBytes)
 			}
 		}
-	}()
-	// The writer stores what the engines spooled: an answer waits for the
-	// decision and the state, not for SQLite.
-	kick := make(chan struct{}, 1)
+	}
+}
+
+// startWriter starts the writer that stores what the engines spooled:
+// an answer waits for the decision and the state, not for SQLite. A send
+// on kick asks for a pass; stop ends the writer after a last one.
+func startWriter(o Options) (kick chan struct{}, stop func()) {
+	kick = make(chan struct{}, 1)
 	kick <- struct{}{} // anything a killed daemon left behind
 	wctx, stopWriter := context.WithCancel(context.Background())
 	writerDone := make(chan struct{})
 	go func() {
 		defer close(writerDone)
-		spool.Writer(wctx, o.Paths, o.Log, kick)
+		spool.Writer(wctx, o.Paths, func() (*store.Store, error) { return engine.OpenStore(o.Paths) }, o.Log, kick)
 	}()
-	var wg sync.WaitGroup
-	defer func() {
-		wg.Wait()
+	return kick, func() {
 		stopWriter()
 		<-writerDone
-	}()
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+	}
+}
+
+// handle serves one connection's requests until its client closes it,
+// the daemon stops, or a client of another build retires the daemon.
+func handle(ctx context.Context, cancel context.CancelFunc, conn net.Conn, o Options, compiled *runner.Compiled, pool chan *slot, touch func(), kick chan struct{}) {
+	defer conn.Close()
+	if !sameUser(conn) {
+		o.Log("refused a connection from another user")
+		return
+	}
+	// A client may keep its connection for further requests (the
+	// proxy does); the daemon's end closes it when the daemon stops.
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	br := bufio.NewReaderSize(conn, 64<<10)
+	for first := true; ; first = false {
+		retire, ok := serve(ctx, conn, br, first, o, compiled, pool, touch)
+		select {
+		case kick <- struct{}{}:
+		default: // a pass is already due
 		}
-		touch := func() {
-			mu.Lock()
-			last = time.Now()
-			mu.Unlock()
+		if retire {
+			o.Log("a client of another build asked: retiring")
+			cancel()
 		}
-		touch()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer conn.Close()
-			if !sameUser(conn) {
-				o.Log("refused a connection from another user")
-				return
-			}
-			// A client may keep its connection for further requests (the
-			// proxy does); the daemon's end closes it when the daemon stops.
-			stop := context.AfterFunc(ctx, func() { conn.Close() })
-			defer stop()
-			br := bufio.NewReaderSize(conn, 64<<10)
-			for first := true; ; first = false {
-				retire, ok := serve(ctx, conn, br, first, o, compiled, pool, touch)
-				select {
-				case kick <- struct{}{}:
-				default: // a pass is already due
-				}
-				if retire {
-					o.Log("a client of another build asked: retiring")
-					cancel()
-				}
-				if retire || !ok {
-					return
-				}
-			}
-		}()
+		if retire || !ok {
+			return
+		}
 	}
 }
 
@@ -296,7 +358,7 @@ const KeepIdle = 60 * time.Second
 
 // slot is one plugin instance with its engine, recycled after use.
 type slot struct {
-	eng   *hook.Engine
+	eng   *engine.Engine
 	calls int
 }
 
@@ -316,10 +378,7 @@ func (s *slot) fill(ctx context.Context, compiled *runner.Compiled, o Options) e
 		inst.Close(ctx)
 		return err
 	}
-	eng := hook.NewEngineOn(o.Paths, o.Getenv, inst)
-	eng.Persistent = true
-	eng.Deferred = true
-	s.eng, s.calls = eng, 0
+	s.eng, s.calls = engine.NewEngineOn(o.Paths, o.Getenv, inst, engine.Spool), 0
 	return nil
 }
 
@@ -366,7 +425,7 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 		touch()
 	}
 	began := time.Now()
-	conn.SetDeadline(began.Add(hook.DefaultDeadline + 5*time.Second))
+	conn.SetDeadline(began.Add(engine.DefaultDeadline + 5*time.Second))
 	// The request's bytes are granted as its fields arrive and held until
 	// its hook is decided (by decide, once it is handed there).
 	lease := o.mem.lease()
@@ -383,16 +442,8 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 	if o.Delay > 0 {
 		time.Sleep(o.Delay)
 	}
-	harness, event, envText, payload := string(req[1]), string(req[2]), string(req[3]), req[4]
-	// The client sends its whole environment: CTXHOOK_* variables steer
-	// the hook, and the plugin redacts the values of sensitive ones.
-	env := map[string]string{}
-	environ := strings.Split(envText, "\x00")
-	for _, line := range environ {
-		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CTXHOOK_") {
-			env[k] = v
-		}
-	}
+	harness, event, payload := string(req[1]), string(req[2]), req[4]
+	env, environ := splitEnviron(string(req[3]))
 	// The client sends what is left of the hook's deadline. The agent
 	// gets an answer by then, none if the decision is not made yet (a
 	// big payload, a queue of them, a cold instance). A hook already
@@ -404,20 +455,12 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 	answerBy := began.Add(left - answerMargin - hookproto.HandOn(len(payload)))
 	timer := time.NewTimer(time.Until(answerBy))
 	defer timer.Stop()
-	noDecision := func() {
-		msg := "ctxhook: " + hookproto.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
-		conn.SetWriteDeadline(time.Now().Add(time.Second))
-		// Failed tells the proxy there is no decision (an empty stdout
-		// alone would mean "forward the message as it came"), and the
-		// hook client to hand the payload on: what runs on here is not on
-		// disk until the hook ends.
-		hookproto.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(hookproto.NoDecision))
-	}
+	noDecision := func() { answerNoDecision(conn, harness, event, left) }
 	// The same hook already being decided here (the process a hook
 	// client handed it on to asks again, under the same request id):
 	// its run answers this request too, so a big payload is decided
 	// once.
-	r, joined := o.runs.start(env["CTXHOOK_REQUEST_ID"])
+	r, joined := o.runs.start(env[hookproto.EnvRequestID])
 	if joined {
 		select {
 		case <-r.done:
@@ -428,7 +471,7 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 		}
 	}
 	if env[hookproto.EnvLate] != "" {
-		// Nobody waits for this hook's answer (see hook.Engine.Undelivered).
+		// Nobody waits for this hook's answer (see engine.Unanswered).
 		r.claim.Store(1)
 	}
 	handed = true
@@ -436,14 +479,45 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 		defer lease.release()
 		decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
 	}()
+	return false, awaitRun(conn, r, timer, noDecision, o)
+}
+
+// splitEnviron splits the environment a client sent (NUL-separated) into
+// its CTXHOOK_* variables, which steer the hook, and the whole list,
+// whose sensitive values the plugin redacts.
+func splitEnviron(text string) (env map[string]string, environ []string) {
+	env = map[string]string{}
+	environ = strings.Split(text, "\x00")
+	for _, line := range environ {
+		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CTXHOOK_") {
+			env[k] = v
+		}
+	}
+	return env, environ
+}
+
+// answerNoDecision answers a hook whose decision did not come by its
+// deadline left. Failed tells the proxy there is no decision (an empty
+// stdout alone would mean "forward the message as it came"), and the
+// hook client to hand the payload on: what runs on here is not on disk
+// until the hook ends.
+func answerNoDecision(conn net.Conn, harness, event string, left time.Duration) {
+	msg := "ctxhook: " + hookproto.HandedOn(harness, event, left.Round(time.Millisecond)) + "\n"
+	conn.SetWriteDeadline(time.Now().Add(time.Second))
+	hookproto.Write(conn, []byte("ok"), []byte("0"), nil, []byte(msg), []byte(hookproto.NoDecision))
+}
+
+// awaitRun sends run r's answer, or at the timer no decision. A run not
+// begun by then (queued behind other hooks) is dropped here, as the
+// client hands it on; one begun runs to its end, and the process the
+// client hands it to waits for it (joined, in serve). It reports whether
+// the answer was sent.
+func awaitRun(conn net.Conn, r *run, timer *time.Timer, noDecision func(), o Options) bool {
 	select {
 	case <-r.done:
 	case <-timer.C:
 		if r.claim.CompareAndSwap(0, 1) {
 			noDecision()
-			// Not begun yet (queued behind other hooks): dropped here, as
-			// the client hands it on. Begun: it runs to its end, and the
-			// process the client hands it to waits for it (joined above).
 			if r.state.CompareAndSwap(queued, dropped) {
 				o.runs.forget(r)
 			} else {
@@ -451,11 +525,11 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 					o.Log("a hook finished after its deadline failed: " + r.answer.Failed)
 				}
 			}
-			return false, false
+			return false
 		}
 		<-r.done // being applied: the answer is moments away
 	}
-	return false, r.ok && answer(conn, r.answer)
+	return r.ok && answer(conn, r.answer)
 }
 
 // readRequest reads one request within its bounds (memory.go); ok is
@@ -481,12 +555,12 @@ func readRequest(conn net.Conn, br *bufio.Reader, lease *lease, o Options) (req 
 
 // answer writes a decided hook's answer; it reports whether the
 // connection may carry another request.
-func answer(conn net.Conn, a hook.Answer) bool {
+func answer(conn net.Conn, a engine.Answer) bool {
 	// A big payload may take longer to decide than the deadline set for
 	// reading it (the watchdog bounds the call itself): the answer still
 	// goes out.
-	conn.SetWriteDeadline(time.Now().Add(hook.DefaultDeadline))
-	return hookproto.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Stdout), []byte(a.Stderr), []byte(a.Failed)) == nil
+	conn.SetWriteDeadline(time.Now().Add(engine.DefaultDeadline))
+	return hookproto.Write(conn, []byte("ok"), []byte(strconv.Itoa(a.Code)), []byte(a.Text), []byte(a.Stderr), []byte(a.Failed)) == nil
 }
 
 // answerMargin is how long before the hook's deadline the daemon answers
@@ -496,10 +570,10 @@ const answerMargin = 150 * time.Millisecond
 
 // decide runs one hook on an instance from the pool, to its end, whether
 // or not its answer is still awaited (r.claim, shared with serve and the
-// engine: see hook.Engine.Answered), unless serve dropped it before it
+// engine: see engine.Request.Answered), unless serve dropped it before it
 // began (r.state). ok is false when there is nothing to send: dropped,
 // or the daemon is shutting down.
-func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a hook.Answer, ok bool) {
+func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a engine.Answer, ok bool) {
 	var s *slot
 	select {
 	case s = <-pool:
@@ -527,13 +601,12 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		s.close()
 	}
 	if err := s.fill(ctx, compiled, o); err != nil {
-		return hook.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
+		return engine.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 	}
 	s.calls++
-	s.eng.Answered = &r.claim
 	// The request's environment: its CTXHOOK_* variables win over the
 	// daemon's own.
-	reqEnv := hook.Env{Environ: func() []string { return environ }, Getenv: func(k string) string {
+	reqEnv := engine.Request{ID: env[hookproto.EnvRequestID], Answered: &r.claim, Environ: func() []string { return environ }, Getenv: func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
@@ -553,10 +626,9 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	release := holdCollector()
 	// serve answers at the hook's deadline; the run itself has the budget
 	// of a hook finished in the background.
-	a = hook.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
+	a = engine.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
 	release()
 	disarm()
-	s.eng.Answered = nil
 	// One failure touches one message: an instance that trapped, or grew
 	// very large on a big payload, is replaced now, before the next call.
 	if err := s.eng.Broken(); err != nil {

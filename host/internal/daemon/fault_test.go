@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
@@ -325,7 +325,7 @@ func faultyWasm(t *testing.T) string {
 func TestStuckGuestInProcess(t *testing.T) {
 	f := newFixture(t)
 	cmd := exec.Command(f.ctxhook, "hook", "claude-code", "PostToolUse")
-	cmd.Env = append([]string{hook.EnvTestPlugin + "=" + faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1"}, f.env...)
+	cmd.Env = append([]string{engine.EnvTestPlugin + "=" + faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1"}, f.env...)
 	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PostToolUse","note":"loop"}`)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -335,7 +335,7 @@ func TestStuckGuestInProcess(t *testing.T) {
 	late := func() (n int) {
 		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 		for _, p := range procs {
-			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+f.home+"\x00")) && bytes.Contains(b, []byte(hook.EnvLate+"=1")) {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte("CTXHOOK_HOME="+f.home+"\x00")) && bytes.Contains(b, []byte(engine.EnvLate+"=1")) {
 				n++
 			}
 		}

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 )
 
 // A run's state: queued for an instance, begun on one, or dropped by
@@ -20,11 +20,11 @@ const (
 type run struct {
 	id    string
 	state atomic.Int32
-	// claim is shared with the engine (hook.Engine.Answered).
+	// claim is shared with the engine (engine.Request.Answered).
 	claim atomic.Int32
 	// done is closed when answer and ok are set.
 	done   chan struct{}
-	answer hook.Answer
+	answer engine.Answer
 	ok     bool
 }
 
@@ -55,7 +55,7 @@ func (rs *runs) start(id string) (r *run, joined bool) {
 }
 
 // finish records a run's answer and ends it.
-func (rs *runs) finish(r *run, a hook.Answer, ok bool) {
+func (rs *runs) finish(r *run, a engine.Answer, ok bool) {
 	rs.forget(r)
 	r.answer, r.ok = a, ok
 	close(r.done)

@@ -52,7 +52,7 @@ func TestSoakDaemon(t *testing.T) {
 		t0 := time.Now()
 		a, err := c.Ask("claude-code", "PostToolUse", env, payload, 30*time.Second)
 		times = append(times, time.Since(t0))
-		if err != nil || a.Failed != "" || a.Code != 0 || (a.Stdout != "" && !json.Valid([]byte(a.Stdout))) {
+		if err != nil || a.Failed != "" || a.Code != 0 || (a.Text != "" && !json.Valid([]byte(a.Text))) {
 			if failed++; failed <= 5 {
 				t.Errorf("call %d: %v failed=%q code=%d stderr=%q", i, err, a.Failed, a.Code, a.Stderr)
 			}

@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
+	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
 )
 
@@ -53,7 +54,7 @@ type Decider struct {
 
 	mu         sync.Mutex // one in-process decision at a time
 	compiled   *runner.Compiled
-	local      *hook.Engine
+	local      *engine.Engine
 	localCalls int // decisions of local so far
 	kick       chan struct{}
 	stop       context.CancelFunc
@@ -123,7 +124,7 @@ type ask struct {
 func (d *Decider) decide(ctx context.Context, id, harness, event string, payload []byte, o ask) (string, error) {
 	if d.useD && d.daemonUp() {
 		d.awaitSpawned()
-		env := append(d.environ[:len(d.environ):len(d.environ)], "CTXHOOK_REQUEST_ID="+id)
+		env := append(d.environ[:len(d.environ):len(d.environ)], hookproto.EnvRequestID+"="+id)
 		if o.deadline > 0 {
 			env = append(env, "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(o.deadline.Milliseconds(), 10))
 		}
@@ -131,7 +132,7 @@ func (d *Decider) decide(ctx context.Context, id, harness, event string, payload
 		if err == nil {
 			switch a.Failed {
 			case "":
-				return a.Forward(), nil
+				return a.Text, nil
 			case hookproto.NoDecision:
 				d.busyFor(o.deadline)
 				return "", ErrLate
@@ -240,14 +241,7 @@ func (d *Decider) decideLocal(ctx context.Context, harness, event string, payloa
 	if err := d.ensureLocal(ctx, false); err != nil {
 		return "", err
 	}
-	getenv := d.getenv
-	env := hook.Env{Getenv: func(k string) string {
-		if k == "CTXHOOK_REQUEST_ID" {
-			return id
-		}
-		return getenv(k)
-	}}
-	res, err := d.local.DoIn(ctx, env, harness, event, payload)
+	res, err := d.local.DoIn(ctx, engine.Request{Getenv: d.getenv, ID: id}, harness, event, payload)
 	for _, w := range res.Warnings {
 		d.warn(w, "%s", w)
 	}
@@ -269,7 +263,7 @@ func (d *Decider) decideLocal(ctx context.Context, harness, event string, payloa
 	if err != nil {
 		return "", err
 	}
-	return res.Forward(), nil
+	return res.Answer, nil
 }
 
 // ensureLocal loads the in-process instance (compiling once, then
@@ -283,7 +277,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 	}
 	if d.compiled == nil {
 		o := runner.Options{CacheDir: d.paths.WasmCache()}
-		if f := d.getenv(hook.EnvTestPlugin); f != "" {
+		if f := d.getenv(engine.EnvTestPlugin); f != "" {
 			w, err := os.ReadFile(f)
 			if err != nil {
 				return err
@@ -299,7 +293,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 		d.kick, d.stop, d.writer = make(chan struct{}, 1), stop, make(chan struct{})
 		go func() {
 			defer close(d.writer)
-			spool.Writer(wctx, d.paths, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
+			spool.Writer(wctx, d.paths, func() (*store.Store, error) { return engine.OpenStore(d.paths) }, func(s string) { d.warn("writer:"+s, "%s", s) }, d.kick)
 		}()
 	}
 	r, err := d.compiled.Instance(ctx)
@@ -312,8 +306,7 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 			return fmt.Errorf("plugin unavailable: %w", err)
 		}
 	}
-	d.local, d.localCalls = hook.NewEngineOn(d.paths, d.getenv, r), 0
-	d.local.Persistent, d.local.Deferred = true, true
+	d.local, d.localCalls = engine.NewEngineOn(d.paths, d.getenv, r, engine.Spool), 0
 	return nil
 }
 

@@ -22,7 +22,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -105,7 +105,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 	if err := writeConfig(p); err != nil {
 		return nil, err
 	}
-	eng, err := hook.NewEngine(ctx, p, getenv)
+	eng, err := engine.NewEngine(ctx, p, getenv, engine.Store)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func Replay(ctx context.Context, p paths.Paths, records []Record, getenv func(st
 	r := newReplay(records, progress)
 	r.rep.DB = p.DB()
 	for _, rec := range records {
-		res, err := eng.Do(ctx, abi.HarnessClaudeCode, rec.Event, rec.Payload)
+		res, err := eng.Do(ctx, "", abi.HarnessClaudeCode, rec.Event, rec.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("demo: %s: %w", rec.Event, err)
 		}
@@ -178,7 +178,7 @@ func newReplay(records []Record, progress io.Writer) *replay {
 }
 
 // record adds one hook's answer to the report.
-func (r *replay) record(rec Record, res *hook.Result) {
+func (r *replay) record(rec Record, res *engine.Result) {
 	r.rep.Warnings = append(r.rep.Warnings, res.Warnings...)
 	var pl call
 	json.Unmarshal(rec.Payload, &pl)
@@ -197,7 +197,7 @@ func (r *replay) record(rec Record, res *hook.Result) {
 
 // pre notes whether the token was relayed, and whether it is what the
 // server then accepted.
-func (r *replay) pre(pl call, res *hook.Result) {
+func (r *replay) pre(pl call, res *engine.Result) {
 	server, tool := splitMCP(pl.ToolName)
 	if server == "" {
 		return
@@ -212,7 +212,7 @@ func (r *replay) pre(pl call, res *hook.Result) {
 			UpdatedInput json.RawMessage `json:"updatedInput"`
 		} `json:"hookSpecificOutput"`
 	}
-	json.Unmarshal([]byte(res.Stdout), &out)
+	json.Unmarshal([]byte(res.Answer), &out)
 	status := ""
 	switch {
 	case len(out.HookSpecificOutput.UpdatedInput) > 0 && canonical(out.HookSpecificOutput.UpdatedInput) == r.accepted[pl.ToolUseID]:
@@ -230,7 +230,7 @@ func (r *replay) pre(pl call, res *hook.Result) {
 
 // post counts an answered call, what shaping kept out of the context, and
 // the nudge, and shows the call when ctxhook did more than record it.
-func (r *replay) post(pl call, res *hook.Result) {
+func (r *replay) post(pl call, res *engine.Result) {
 	r.rep.ToolCalls++
 	server, tool := splitMCP(pl.ToolName)
 	if server == "" {
@@ -254,7 +254,7 @@ func (r *replay) post(pl call, res *hook.Result) {
 	if st := r.relayStatus[pl.ToolUseID]; st != "" {
 		did = append(did, st)
 	}
-	if strings.Contains(res.Stdout, "additionalContext") {
+	if strings.Contains(res.Answer, "additionalContext") {
 		r.rep.NudgeCalls = append(r.rep.NudgeCalls, r.mcpCall)
 		did = append(did, fmt.Sprintf("nudge added (MCP call %d)", r.mcpCall))
 	}

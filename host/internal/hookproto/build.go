@@ -38,7 +38,11 @@ func IDOf(bi *debug.BuildInfo) string {
 	return id
 }
 
-// RequestID names one hook request (CTXHOOK_REQUEST_ID): the hook client
+// EnvRequestID carries a hook's request id to a process that runs the
+// hook (a finisher, `ctxhook io`) and, from a JS host, to the daemon.
+const EnvRequestID = "CTXHOOK_REQUEST_ID"
+
+// RequestID names one hook request (EnvRequestID): the hook client
 // gives one to every hook, and `ctxhook hook` to a hook run without the
 // client, so a hook re-run in-process or finished late stores its events
 // once.

@@ -9,7 +9,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/ctxhook/ctxhook/host/internal/bigbuf"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // MaxField bounds one field: a payload, with room for the environment.
@@ -115,11 +115,11 @@ func read(r io.Reader, maxLen []int, admit Admit) ([][]byte, error) {
 
 // field is room for a field of n bytes: a large one is not cleared
 // first, as make would (the read fills it), and is put in huge pages
-// (bigbuf): on a fresh 64 MiB payload clearing and first touches cost
+// (platform.BigBuffer): on a fresh 64 MiB payload clearing and first touches cost
 // more than the read.
 func field(n int) []byte {
 	if n < 64<<10 {
 		return make([]byte, n)
 	}
-	return bigbuf.Make(n)
+	return platform.BigBuffer(n)
 }

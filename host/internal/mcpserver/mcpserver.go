@@ -151,27 +151,7 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 	var out Out
 	s.stMu.Lock()
 	defer s.stMu.Unlock()
-	st := s.store()
-	idx := indexState{}
-	var unreadable error
-	if st != nil {
-		var err error
-		if idx, err = readIndex(st); err != nil {
-			s.dropStore()
-			if st = s.store(); st != nil {
-				if idx, err = readIndex(st); err != nil {
-					s.dropStore()
-					st = nil
-				}
-			}
-			if st == nil {
-				// A damaged store: answer from what waits in the spool.
-				unreadable = fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
-			}
-		}
-	} else if _, err := os.Stat(s.opts.DB); err == nil {
-		unreadable = fmt.Errorf("the store %s cannot be opened", s.opts.DB)
-	}
+	st, idx, unreadable := s.openForCall()
 	var err error
 	key := name + "\x00" + fmt.Sprintf("%#v", in)
 	s.mu.Lock()
@@ -203,6 +183,50 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 		}
 	}
 	m := meta(&out)
+	s.fillMeta(m, idx, unreadable, fromCache)
+	m.RequestID = requestID()
+	m.ToolVersion = s.opts.Version
+	m.DurationMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
+	head := essentials(m)
+	m.Tokens = (len(head) + 1 + len(text) + 3) / 4
+	head = essentials(m)
+	res := &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: head + "\n" + text}},
+		Meta:    mcp.Meta{"ctxhook": m},
+	}
+	return res, out, nil
+}
+
+// openForCall opens the store for a tool call and reads its index state.
+// A store that cannot be read is opened once more; should it still fail,
+// st is nil and unreadable says why: the call answers from what waits in
+// the spool.
+func (s *Server) openForCall() (st *store.Store, idx indexState, unreadable error) {
+	st = s.store()
+	if st != nil {
+		var err error
+		if idx, err = readIndex(st); err != nil {
+			s.dropStore()
+			if st = s.store(); st != nil {
+				if idx, err = readIndex(st); err != nil {
+					s.dropStore()
+					st = nil
+				}
+			}
+			if st == nil {
+				// A damaged store: answer from what waits in the spool.
+				unreadable = fmt.Errorf("the store %s cannot be read: %v", s.opts.DB, err)
+			}
+		}
+	} else if _, err := os.Stat(s.opts.DB); err == nil {
+		unreadable = fmt.Errorf("the store %s cannot be opened", s.opts.DB)
+	}
+	return st, idx, unreadable
+}
+
+// fillMeta sets a call's metadata: the time, the index's size and age,
+// and the warnings about the store.
+func (s *Server) fillMeta(m *Meta, idx indexState, unreadable error, fromCache bool) {
 	now := s.opts.Now()
 	m.Cached = fromCache
 	m.Timestamp = now.UTC().Format(time.RFC3339Nano)
@@ -220,17 +244,6 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 		m.Warnings = append(m.Warnings, Warning{"INDEX_STALE", fmt.Sprintf("the newest captured event is %s old: hooks may not be recording (ctxhook doctor <harness>)",
 			now.Sub(time.UnixMilli(idx.newestMS)).Round(time.Minute)), "warning"})
 	}
-	m.RequestID = requestID()
-	m.ToolVersion = s.opts.Version
-	m.DurationMS = math.Round(float64(time.Since(start).Microseconds())/10) / 100
-	head := essentials(m)
-	m.Tokens = (len(head) + 1 + len(text) + 3) / 4
-	head = essentials(m)
-	res := &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: head + "\n" + text}},
-		Meta:    mcp.Meta{"ctxhook": m},
-	}
-	return res, out, nil
 }
 
 // store returns the kept connection, opened again if the file at DB is

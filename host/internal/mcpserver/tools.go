@@ -276,32 +276,9 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		return nil, EventOut{}, fmt.Errorf("length: %v", err)
 	}
 	return call(s, "get_event", in, func(o *EventOut) *Meta { return &o.Meta }, func(st *store.Store, out *EventOut) (string, error) {
-		// The body is read a page at a time: a body stored in parts is
-		// never loaded whole.
-		var e store.Event
-		var read func(off, n int64) (string, error)
-		if ev, ok := s.spooled(st, ref); ok {
-			e = store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
-			read = func(off, n int64) (string, error) {
-				body := ev.Text
-				if in.Raw || ev.Text == "" {
-					body = ev.Response
-				}
-				return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
-			}
-		} else if st == nil {
-			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
-		} else if id, ok := chunkRef(ref); ok {
-			c, err := st.ChunkByID(id)
-			if err != nil {
-				return "", notFound(err, ref)
-			}
-			e = store.Event{ID: c.ID, Event: abi.Event{TimeMS: c.TimeMS, Session: c.Session, Harness: c.Harness,
-				HookEvent: "turn", Category: store.CategoryTranscript, Cwd: c.Cwd, Text: c.Text, Response: c.Text,
-				ResponseBytes: c.Bytes, Redactions: c.Redactions}, ResponseSize: int64(len(c.Text)), TextSize: int64(len(c.Text))}
-			read = func(off, n int64) (string, error) { return c.Text[off:min(off+n, int64(len(c.Text)))], nil }
-		} else if e, err = st.EventByRef(ref); err != nil {
-			return "", notFound(err, ref)
+		e, read, err := s.findEvent(st, ref, in.Raw)
+		if err != nil {
+			return "", err
 		}
 		field, head, total, format := store.FieldText, e.Text, e.TextSize, "text"
 		if in.Raw || e.TextSize == 0 {
@@ -345,6 +322,43 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		b.WriteString(out.Body)
 		return b.String(), nil
 	})
+}
+
+// findEvent finds the event ref names: in the spool (not stored yet), a
+// transcript chunk, or the store. read, when not nil, reads the body to
+// serve (raw: the response as captured); nil: read it from the store.
+// The body is read a page at a time: a body stored in parts is never
+// loaded whole.
+func (s *Server) findEvent(st *store.Store, ref string, raw bool) (e store.Event, read func(off, n int64) (string, error), err error) {
+	if ev, ok := s.spooled(st, ref); ok {
+		e = store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
+		read = func(off, n int64) (string, error) {
+			body := ev.Text
+			if raw || ev.Text == "" {
+				body = ev.Response
+			}
+			return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
+		}
+		return e, read, nil
+	}
+	if st == nil {
+		return e, nil, fmt.Errorf("no event %s: nothing has been captured yet", ref)
+	}
+	if id, ok := chunkRef(ref); ok {
+		c, err := st.ChunkByID(id)
+		if err != nil {
+			return e, nil, notFound(err, ref)
+		}
+		e = store.Event{ID: c.ID, Event: abi.Event{TimeMS: c.TimeMS, Session: c.Session, Harness: c.Harness,
+			HookEvent: "turn", Category: store.CategoryTranscript, Cwd: c.Cwd, Text: c.Text, Response: c.Text,
+			ResponseBytes: c.Bytes, Redactions: c.Redactions}, ResponseSize: int64(len(c.Text)), TextSize: int64(len(c.Text))}
+		read = func(off, n int64) (string, error) { return c.Text[off:min(off+n, int64(len(c.Text)))], nil }
+		return e, read, nil
+	}
+	if e, err = st.EventByRef(ref); err != nil {
+		return e, nil, notFound(err, ref)
+	}
+	return e, nil, nil
 }
 
 // page reads about length bytes of a body from offset with read, its

@@ -18,8 +18,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // ErrLocked is returned when a key stays locked past the timeout.
@@ -48,7 +48,7 @@ func (d Dir) Lock(keys []string, timeout time.Duration) (unlock func(), err erro
 	var held []*os.File
 	unlock = func() {
 		for _, f := range held {
-			flock.Unlock(f)
+			platform.Unlock(f)
 			f.Close()
 		}
 	}
@@ -59,14 +59,14 @@ func (d Dir) Lock(keys []string, timeout time.Duration) (unlock func(), err erro
 			return nil, fmt.Errorf("state: %w", err)
 		}
 		for {
-			err = flock.TryLock(f)
+			err = platform.TryLock(f)
 			if err == nil {
 				break
 			}
-			if !errors.Is(err, flock.ErrBusy) || time.Now().After(deadline) {
+			if !errors.Is(err, platform.ErrBusy) || time.Now().After(deadline) {
 				f.Close()
 				unlock()
-				if errors.Is(err, flock.ErrBusy) {
+				if errors.Is(err, platform.ErrBusy) {
 					return nil, ErrLocked
 				}
 				return nil, fmt.Errorf("state: lock: %w", err)

@@ -21,8 +21,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/ctxhook/ctxhook/host/internal/config"
-	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -81,8 +79,10 @@ func encodeSpooled(s spooled) ([][]byte, error) {
 }
 
 // readSpooled reads the next batch from r: a JSON line, then the blobs it
-// names. io.EOF when there is none.
-func readSpooled(r *bufio.Reader) (spooled, error) {
+// names. io.EOF when there is none. limit is the size of what r reads (the
+// spool file's): blobs that claim more are damage, refused before a buffer
+// of their size is made.
+func readSpooled(r *bufio.Reader, limit int64) (spooled, error) {
 	var s spooled
 	var line []byte
 	for len(bytes.TrimSpace(line)) == 0 {
@@ -106,13 +106,12 @@ func readSpooled(r *bufio.Reader) (spooled, error) {
 		return s, nil
 	}
 	want := map[string]int{}
-	total := 0
+	total := int64(0)
 	for i, b := range s.Blobs {
-		if b.Bytes < 0 || b.Bytes > hookproto.MaxInput { // no blob is larger than a payload
+		if total += int64(b.Bytes); b.Bytes < 0 || total > limit {
 			return s, fmt.Errorf("spool: blob %s of %d bytes", b.Field, b.Bytes)
 		}
 		want[b.Field] = i
-		total += b.Bytes
 	}
 	data := make([]byte, total)
 	if _, err := io.ReadFull(r, data); err != nil {
@@ -270,9 +269,13 @@ func replayFile(name, base string, st *store.Store) error {
 		return err
 	}
 	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return err
+	}
 	r := bufio.NewReaderSize(fh, 64<<10)
 	for line := 1; ; line++ {
-		s, err := readSpooled(r)
+		s, err := readSpooled(r, fi.Size())
 		if err == io.EOF {
 			return nil
 		}
@@ -291,12 +294,13 @@ func replayFile(name, base string, st *store.Store) error {
 
 // Writer moves spooled events into the store whenever kicked, and once
 // more when ctx ends: the writer of a long-lived host (the daemon, the
-// proxy) whose engines spool (hook.Engine.Deferred) so that an answer waits
+// proxy) whose engines spool (engine.Spool) so that an answer waits
 // for the decision and the state, not for SQLite. It keeps the store
 // open, reopening it every 500 files so the memory of SQLite's own wasm
 // instance is returned. When the store cannot be opened the files wait
-// in the spool, where any later writer finds them.
-func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan struct{}) {
+// in the spool, where any later writer finds them. open opens the store
+// with the caller's options (its retention caps, from the config).
+func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error), log func(string), kick <-chan struct{}) {
 	background()
 	var st *store.Store
 	defer func() {
@@ -308,8 +312,7 @@ func Writer(ctx context.Context, p paths.Paths, log func(string), kick <-chan st
 	pass := func() {
 		if st == nil {
 			var err error
-			cfg, _ := config.Load(p.Config) // a bad config still has the default caps
-			if st, err = store.Open(p.DB(), store.Options{Retention: store.RetentionFrom(cfg.Retention)}); err != nil {
+			if st, err = open(); err != nil {
 				log("store: " + err.Error())
 				st = nil
 				return
@@ -363,6 +366,10 @@ func findIn(name, key string) (abi.Event, bool) {
 		return abi.Event{}, false
 	}
 	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return abi.Event{}, false
+	}
 	r := bufio.NewReaderSize(fh, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -386,7 +393,7 @@ func findIn(name, key string) (abi.Event, bool) {
 			}
 			continue
 		}
-		s, err := readSpooled(bufio.NewReader(io.MultiReader(bytes.NewReader(line), r)))
+		s, err := readSpooled(bufio.NewReader(io.MultiReader(bytes.NewReader(line), r)), fi.Size())
 		if err != nil {
 			return abi.Event{}, false
 		}

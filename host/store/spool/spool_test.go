@@ -3,8 +3,10 @@ package spool
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -100,7 +102,7 @@ func FuzzRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := bufio.NewReader(bytes.NewReader(data))
 		for range 100 {
-			s, err := readSpooled(r)
+			s, err := readSpooled(r, int64(len(data)))
 			if err != nil {
 				return
 			}
@@ -113,4 +115,23 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBlobBoundIsTheFile: a damaged line that claims a blob larger than
+// its file is refused before a buffer of the claimed size is made; the
+// bound is the file's own size, not a limit borrowed from another layer.
+func TestBlobBoundIsTheFile(t *testing.T) {
+	for _, claim := range []int{99 << 20, 200 << 20} {
+		data := []byte(fmt.Sprintf(`{"events":[{"key":"k"}],"blobs":[{"field":"events.0.response","bytes":%d}]}`+"\n", claim))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := readSpooled(bufio.NewReader(bytes.NewReader(data)), int64(len(data)))
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "spool: blob events.0.response") {
+			t.Errorf("claim of %d bytes: err %v, want the blob refused", claim, err)
+		}
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+			t.Errorf("claim of %d bytes allocated %d bytes before failing", claim, grown)
+		}
+	}
 }

@@ -14,8 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"syscall"
 	"time"
 )
 
@@ -89,9 +87,7 @@ func index(bin, tmp, home string) (result, error) {
 	t0 := time.Now()
 	err := cmd.Run()
 	r := result{wall: time.Since(t0)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && runtime.GOOS == "linux" {
-		r.rssMB = int64(ru.Maxrss) >> 10 // KiB on Linux
-	}
+	r.rssMB = peakRSSMB(cmd.ProcessState)
 	r.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	r.summary = string(bytes.TrimSpace(bytes.SplitN(out.Bytes(), []byte("\n"), 2)[0]))
 	if err != nil {

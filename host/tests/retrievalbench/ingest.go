@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/hook"
+	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -31,7 +31,7 @@ type doc struct {
 }
 
 // ingest records every record as a Claude Code PostToolUse hook through
-// hook.Engine, as a daemon runs it (one warm plugin, the store kept
+// engine.Engine, as a daemon runs it (one warm plugin, the store kept
 // open), in a CTXHOOK_HOME of its own; cache holds the plugin's
 // compilation cache across runs.
 func ingest(ctx context.Context, home, cache string, c *retrievalcorpus.Corpus) (*ingested, error) {
@@ -47,16 +47,15 @@ func ingest(ctx context.Context, home, cache string, c *retrievalcorpus.Corpus) 
 	}
 	// As the daemon runs the plugin: compiled without interruption
 	// checks (it has a watchdog; a benchmark run has its operator).
-	eng, err := hook.NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true})
+	eng, err := engine.NewEngineWith(ctx, p, getenv, runner.Options{NoInterrupt: true}, engine.KeptStore)
 	if err != nil {
 		return nil, err
 	}
-	eng.Persistent = true
 	eng.Environ = func() []string { return nil }
 	ing := &ingested{db: p.DB(), keys: map[int64]string{}}
 	for _, r := range c.Records {
 		eng.Now = func() time.Time { return time.UnixMilli(r.TimeMS) }
-		res, err := eng.Do(ctx, abi.HarnessClaudeCode, "PostToolUse", claudePayload(r))
+		res, err := eng.Do(ctx, "", abi.HarnessClaudeCode, "PostToolUse", claudePayload(r))
 		if err == nil && len(res.EventIDs) != 1 {
 			err = fmt.Errorf("stored as %d events (%v)", len(res.EventIDs), res.Warnings)
 		}

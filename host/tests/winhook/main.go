@@ -25,8 +25,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/internal/testdir"
 )
 
@@ -199,7 +199,7 @@ func (b *bench) awaitIdleExit() error {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		if err == nil && flock.TryLock(f) == nil {
+		if err == nil && platform.TryLock(f) == nil {
 			f.Close()
 			return nil
 		}

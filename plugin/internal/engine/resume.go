@@ -192,39 +192,8 @@ func (d *decision) resumeBlock(why string) string {
 		add("- ctxhook still holds a session token from before the resume for: " + strings.Join(unconfirmed, ", ") +
 			". It goes with the next call; should the server reject it, ctxhook drops it and says so, and that server's session has to be started again. Never type or ask for these tokens.\n")
 	}
-	if len(d.state.Recent) > 0 {
-		// Most used first, then newest first.
-		order := make([]int, len(d.state.Recent))
-		for i := range order {
-			order[i] = len(order) - 1 - i
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return d.state.Recent[b].Uses - d.state.Recent[a].Uses })
-		if add("- Responses captured earlier (get_event with its id returns one, no server call):\n") {
-			for _, i := range order {
-				r := d.state.Recent[i]
-				// Every part is escaped: a name or an argument that held a
-				// newline would otherwise start a line of its own here.
-				line := "  - " + modeltext.Name(r.Key) + ": " + modeltext.Name(r.Server) + " " + modeltext.Name(r.Tool)
-				if r.Title != "" {
-					line += " " + modeltext.Escape(r.Title, 2*titleBytes)
-				}
-				if r.Uses > 0 {
-					line += " (used " + strconv.Itoa(r.Uses) + "x)"
-				}
-				if !add(line + "\n") {
-					break
-				}
-			}
-		}
-	}
-	if len(d.state.Searches) > 0 {
-		quoted := make([]string, 0, len(d.state.Searches))
-		for i := len(d.state.Searches) - 1; i >= 0; i-- {
-			quoted = append(quoted, modeltext.Quote(d.state.Searches[i], queryBytes))
-		}
-		for n := len(quoted); n > 0 && !add("- Last searches: "+strings.Join(quoted[:n], ", ")+"\n"); n-- {
-		}
-	}
+	d.recentLines(add)
+	d.searchLine(add)
 	if room < 0 {
 		return ""
 	}
@@ -233,6 +202,51 @@ func (d *decision) resumeBlock(why string) string {
 	d.state.BlockFor, d.state.BlockMS = why, d.req.NowMS
 	out, _ := d.redactor().String(b.String())
 	return out
+}
+
+// recentLines adds the responses captured earlier to a working-state
+// block, most used first, then newest first, while add has room.
+func (d *decision) recentLines(add func(string) bool) {
+	if len(d.state.Recent) == 0 {
+		return
+	}
+	order := make([]int, len(d.state.Recent))
+	for i := range order {
+		order[i] = len(order) - 1 - i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return d.state.Recent[b].Uses - d.state.Recent[a].Uses })
+	if !add("- Responses captured earlier (get_event with its id returns one, no server call):\n") {
+		return
+	}
+	for _, i := range order {
+		r := d.state.Recent[i]
+		// Every part is escaped: a name or an argument that held a
+		// newline would otherwise start a line of its own here.
+		line := "  - " + modeltext.Name(r.Key) + ": " + modeltext.Name(r.Server) + " " + modeltext.Name(r.Tool)
+		if r.Title != "" {
+			line += " " + modeltext.Escape(r.Title, 2*titleBytes)
+		}
+		if r.Uses > 0 {
+			line += " (used " + strconv.Itoa(r.Uses) + "x)"
+		}
+		if !add(line + "\n") {
+			return
+		}
+	}
+}
+
+// searchLine adds the last searches to a working-state block, newest
+// first, as many as add has room for.
+func (d *decision) searchLine(add func(string) bool) {
+	if len(d.state.Searches) == 0 {
+		return
+	}
+	quoted := make([]string, 0, len(d.state.Searches))
+	for i := len(d.state.Searches) - 1; i >= 0; i-- {
+		quoted = append(quoted, modeltext.Quote(d.state.Searches[i], queryBytes))
+	}
+	for n := len(quoted); n > 0 && !add("- Last searches: "+strings.Join(quoted[:n], ", ")+"\n"); n-- {
+	}
 }
 
 // isOwn reports whether a call is of ctxhook's own MCP server.

@@ -102,89 +102,19 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	// A server behind ctxhook's proxy is captured by the proxy, which sees
 	// the whole result: recording it here too would store it twice.
 	proxied := c.isMCP && c.server != "" && d.req.Config.Servers[c.server].Proxy
-	var notice string // the relay's word to the model about this call's token
-	if c.isMCP && c.server != "" && !proxied {
-		if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
-			notice = d.judgeToken(c, rs)
-		}
-	}
-	if c.isMCP && c.server != "" && !c.failed && !proxied {
-		if rs, ok := relay.Lookup(d.req.Config, c.server); ok {
-			from := c.response
-			if c.capture != nil {
-				from = c.capture
-			}
-			// A new token joins state.known() and so is redacted below.
-			var v any
-			var err error
-			switch {
-			case c.file != nil && c.fileJSON:
-				v, err = d.decode(rawBytes(*c.file))
-			case c.file != nil:
-				v = *c.file // a plain text result
-			default:
-				v, err = d.decode(from)
-			}
-			if tok, ok := rs.CaptureIn(&d.json, v, err); ok && d.state.setToken(c.server, tok) {
-				d.dirty = true
-				d.tally(abi.TallyCapture)
-			}
-		}
-	}
+	notice := d.relayAfter(c, proxied)
 	if isOwn(c) && !c.failed {
 		d.noteOwnCall(c.mcpTool, c.input)
 	}
 	var replacement string
 	excluded := false // kept out of the store: no reminder that it is searchable
 	if !proxied {
-		ev := d.newEvent(c.event, category, c.cwd)
-		ev.Tool, ev.Server, ev.ToolUseID = c.tool, c.server, c.toolUseID
-		ev.Key = shape.Key(d.session, c.toolUseID, c.tool, c.event, d.keyed(), string(c.input))
-		if c.file != nil {
-			d.storeFile(ev, c.input, *c.file, c.fileJSON)
-		} else {
-			d.storeTool(ev, c.input, c.response, c.capture)
-		}
-		// An excluded call has no stored body to point the model at.
-		excluded = isExcluded(ev) // storeTool and storeFile mark it, in "nothing" mode too
-		if c.isMCP && !c.failed && c.server != classify.OwnServer && !excluded {
-			if h := d.callHash(c); h != "" {
-				if i := slices.Index(d.state.Hinted, h); i >= 0 {
-					// It got a hint and ran all the same.
-					d.state.Hinted = slices.Delete(d.state.Hinted, i, i+1)
-					d.tally(abi.TallyRefetchMade)
-				}
-				d.state.remember(h, ev.Key)
-				d.dirty = true
-			}
-			// State keeps names as the store does, redacted: a tool named
-			// get?api_key=... must not leave its key in a session file.
-			server, _ := d.redactor().String(c.server)
-			tool, _ := d.redactor().String(c.mcpTool)
-			d.state.noteRecent(recentCall{Key: ev.Key, Server: server, Tool: tool, Title: callTitle(ev.Args, d.tokenArg(c.server))})
-			d.dirty = true
-			if canReplace && c.file == nil { // a file's stub is all the model got already
-				replacement = d.shape(c, ev)
-			}
-		}
+		replacement, excluded = d.recordTool(c, category, canReplace)
 	}
-	// [redact] model = true: what the model gets of an MCP result is
-	// redacted too (the shaped head, or the whole text when it holds a
-	// secret); redactedWhole is what it gets should the event not be
-	// stored after all (the whole text, redacted, no pointer).
 	pointer := replacement != "" // a shaped head and a pointer to the event
 	var redactedWhole string
 	if canReplace && c.isMCP && !c.failed && !proxied && c.file == nil && c.server != classify.OwnServer && render != nil {
-		readable := c.capture
-		if readable == nil {
-			readable = c.response
-		}
-		if red := d.forModel(readable, replacement); red != "" {
-			if replacement != "" {
-				redactedWhole = d.forModel(readable, "")
-			}
-			replacement = red
-		}
+		replacement, redactedWhole = d.modelRedacted(c, replacement)
 	}
 	if render == nil {
 		return
@@ -195,6 +125,108 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 		}
 		return
 	}
+	d.answerTool(c, category, excluded, notice, replacement, redactedWhole, pointer, render)
+}
+
+// relayAfter judges the token a relayed server's call carried, and
+// captures a new one from its response: the relay's notice to the model
+// about this call's token, or "".
+func (d *decision) relayAfter(c toolCall, proxied bool) (notice string) {
+	if !c.isMCP || c.server == "" || proxied {
+		return ""
+	}
+	rs, ok := relay.Lookup(d.req.Config, c.server)
+	if !ok {
+		return ""
+	}
+	notice = d.judgeToken(c, rs)
+	if c.failed {
+		return notice
+	}
+	from := c.response
+	if c.capture != nil {
+		from = c.capture
+	}
+	// A new token joins state.known() and so is redacted below.
+	var v any
+	var err error
+	switch {
+	case c.file != nil && c.fileJSON:
+		v, err = d.decode(rawBytes(*c.file))
+	case c.file != nil:
+		v = *c.file // a plain text result
+	default:
+		v, err = d.decode(from)
+	}
+	if tok, ok := rs.CaptureIn(&d.json, v, err); ok && d.state.setToken(c.server, tok) {
+		d.dirty = true
+		d.tally(abi.TallyCapture)
+	}
+	return notice
+}
+
+// recordTool records the call with its full response and, for an MCP
+// call, remembers it for re-fetch hints and the working-state block. It
+// returns the shaped replacement ("" when none) and whether the call was
+// kept out of the store.
+func (d *decision) recordTool(c toolCall, category string, canReplace bool) (replacement string, excluded bool) {
+	ev := d.newEvent(c.event, category, c.cwd)
+	ev.Tool, ev.Server, ev.ToolUseID = c.tool, c.server, c.toolUseID
+	ev.Key = shape.Key(d.session, c.toolUseID, c.tool, c.event, d.keyed(), string(c.input))
+	if c.file != nil {
+		d.storeFile(ev, c.input, *c.file, c.fileJSON)
+	} else {
+		d.storeTool(ev, c.input, c.response, c.capture)
+	}
+	// An excluded call has no stored body to point the model at.
+	excluded = isExcluded(ev) // storeTool and storeFile mark it, in "nothing" mode too
+	if !c.isMCP || c.failed || c.server == classify.OwnServer || excluded {
+		return "", excluded
+	}
+	if h := d.callHash(c); h != "" {
+		if i := slices.Index(d.state.Hinted, h); i >= 0 {
+			// It got a hint and ran all the same.
+			d.state.Hinted = slices.Delete(d.state.Hinted, i, i+1)
+			d.tally(abi.TallyRefetchMade)
+		}
+		d.state.remember(h, ev.Key)
+		d.dirty = true
+	}
+	// State keeps names as the store does, redacted: a tool named
+	// get?api_key=... must not leave its key in a session file.
+	server, _ := d.redactor().String(c.server)
+	tool, _ := d.redactor().String(c.mcpTool)
+	d.state.noteRecent(recentCall{Key: ev.Key, Server: server, Tool: tool, Title: callTitle(ev.Args, d.tokenArg(c.server))})
+	d.dirty = true
+	if canReplace && c.file == nil { // a file's stub is all the model got already
+		replacement = d.shape(c, ev)
+	}
+	return replacement, false
+}
+
+// modelRedacted applies [redact] model = true: what the model gets of an
+// MCP result is redacted too (the shaped head, or the whole text when it
+// holds a secret). redactedWhole is what it gets should the event not be
+// stored after all (the whole text, redacted, no pointer).
+func (d *decision) modelRedacted(c toolCall, replacement string) (out, redactedWhole string) {
+	readable := c.capture
+	if readable == nil {
+		readable = c.response
+	}
+	red := d.forModel(readable, replacement)
+	if red == "" {
+		return replacement, ""
+	}
+	if replacement != "" {
+		redactedWhole = d.forModel(readable, "")
+	}
+	return red, redactedWhole
+}
+
+// answerTool renders the after-hook's answer: the relay's notice, the
+// nudge and the replacement; with a pointer, what the model gets instead
+// should the host keep no copy of the event.
+func (d *decision) answerTool(c toolCall, category string, excluded bool, notice, replacement, redactedWhole string, pointer bool, render func(context, replacement string) string) {
 	size := len(c.response)
 	if c.file != nil {
 		size = len(*c.file)
@@ -212,17 +244,18 @@ func (d *decision) postTool(c toolCall, canReplace bool, render func(context, re
 	if notice != "" || nudged || replacement != "" {
 		d.stdout = render(text, replacement)
 	}
-	if pointer {
-		if size > len(replacement) {
-			d.tallyN(abi.TallyKeptOut, size-len(replacement))
-		}
-		// The replacement points the model at the event just recorded:
-		// should the host keep no copy of it, the model gets the response
-		// as it was (and the nudge) instead of a pointer to nothing.
-		d.unstored = &abi.Unstored{}
-		if nudged || redactedWhole != "" {
-			d.unstored.Stdout = render(text, redactedWhole)
-		}
+	if !pointer {
+		return
+	}
+	if size > len(replacement) {
+		d.tallyN(abi.TallyKeptOut, size-len(replacement))
+	}
+	// The replacement points the model at the event just recorded:
+	// should the host keep no copy of it, the model gets the response
+	// as it was (and the nudge) instead of a pointer to nothing.
+	d.unstored = &abi.Unstored{}
+	if nudged || redactedWhole != "" {
+		d.unstored.Stdout = render(text, redactedWhole)
 	}
 }
 

@@ -151,73 +151,9 @@ func (p *parser) value() (any, bool) {
 	case c == '"':
 		return p.str()
 	case c == '{':
-		if p.depth++; p.depth > maxDepth {
-			return nil, false
-		}
-		p.i++
-		m := map[string]any{}
-		p.ws()
-		if p.lit('}') {
-			p.depth--
-			return m, true
-		}
-		for {
-			if p.i >= len(p.b) || p.b[p.i] != '"' {
-				return nil, false
-			}
-			k, ok := p.str()
-			if !ok {
-				return nil, false
-			}
-			p.ws()
-			if !p.lit(':') {
-				return nil, false
-			}
-			p.ws()
-			v, ok := p.value()
-			if !ok {
-				return nil, false
-			}
-			m[k] = v
-			p.ws()
-			if p.lit(',') {
-				p.ws()
-				continue
-			}
-			if !p.lit('}') {
-				return nil, false
-			}
-			p.depth--
-			return m, true
-		}
+		return p.object()
 	case c == '[':
-		if p.depth++; p.depth > maxDepth {
-			return nil, false
-		}
-		p.i++
-		a := []any{}
-		p.ws()
-		if p.lit(']') {
-			p.depth--
-			return a, true
-		}
-		for {
-			v, ok := p.value()
-			if !ok {
-				return nil, false
-			}
-			a = append(a, v)
-			p.ws()
-			if p.lit(',') {
-				p.ws()
-				continue
-			}
-			if !p.lit(']') {
-				return nil, false
-			}
-			p.depth--
-			return a, true
-		}
+		return p.array()
 	case c == 't':
 		return true, p.word("true")
 	case c == 'f':
@@ -231,6 +167,80 @@ func (p *parser) value() (any, bool) {
 		}
 		f, err := strconv.ParseFloat(string(p.b[start:p.i]), 64)
 		return f, err == nil
+	}
+}
+
+// object reads an object at p.i (its '{'), as map[string]any.
+func (p *parser) object() (any, bool) {
+	if p.depth++; p.depth > maxDepth {
+		return nil, false
+	}
+	p.i++
+	m := map[string]any{}
+	p.ws()
+	if p.lit('}') {
+		p.depth--
+		return m, true
+	}
+	for {
+		if p.i >= len(p.b) || p.b[p.i] != '"' {
+			return nil, false
+		}
+		k, ok := p.str()
+		if !ok {
+			return nil, false
+		}
+		p.ws()
+		if !p.lit(':') {
+			return nil, false
+		}
+		p.ws()
+		v, ok := p.value()
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		p.ws()
+		if p.lit(',') {
+			p.ws()
+			continue
+		}
+		if !p.lit('}') {
+			return nil, false
+		}
+		p.depth--
+		return m, true
+	}
+}
+
+// array reads an array at p.i (its '['), as []any.
+func (p *parser) array() (any, bool) {
+	if p.depth++; p.depth > maxDepth {
+		return nil, false
+	}
+	p.i++
+	a := []any{}
+	p.ws()
+	if p.lit(']') {
+		p.depth--
+		return a, true
+	}
+	for {
+		v, ok := p.value()
+		if !ok {
+			return nil, false
+		}
+		a = append(a, v)
+		p.ws()
+		if p.lit(',') {
+			p.ws()
+			continue
+		}
+		if !p.lit(']') {
+			return nil, false
+		}
+		p.depth--
+		return a, true
 	}
 }
 

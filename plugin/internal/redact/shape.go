@@ -117,132 +117,146 @@ func (tr *trie) extend(sts []state, re *syntax.Regexp, depth int) (out []state, 
 	if depth > 100 {
 		return nil, false
 	}
-	var open []state
+	out, open := tr.settle(sts)
+	if len(open) == 0 {
+		return out, true
+	}
+	var qs []state
+	switch re.Op {
+	case syntax.OpLiteral:
+		qs, ok = tr.extendLiteral(open, re.Rune)
+	case syntax.OpCharClass:
+		qs, ok = tr.extendClass(open, re.Rune)
+	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		qs, ok = open, true
+	case syntax.OpCapture:
+		qs, ok = tr.extend(open, re.Sub[0], depth+1)
+	case syntax.OpConcat:
+		qs, ok = open, true
+		for _, sub := range re.Sub {
+			if qs, ok = tr.extend(qs, sub, depth+1); !ok {
+				break
+			}
+		}
+	case syntax.OpAlternate:
+		qs, ok = tr.extendAlternate(open, re.Sub, depth)
+	case syntax.OpQuest, syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		qs, ok = tr.extendRepeat(open, re, depth)
+	}
+	if !ok {
+		return nil, false
+	}
+	return append(out, qs...), true
+}
+
+// settle splits sts into the states settled (at an anchor's end, or no
+// longer open), returned closed, and those still open.
+func (tr *trie) settle(sts []state) (settled, open []state) {
 	for _, st := range sts {
 		if st.open && !tr.end[st.node] {
 			open = append(open, st)
 		} else {
-			out = append(out, state{st.node, false})
+			settled = append(settled, state{st.node, false})
 		}
 	}
-	if len(open) == 0 {
-		return out, true
-	}
-	// step reads one byte (lower-cased) from every open state.
-	step := func(bytes []byte) ([]state, bool) {
-		var qs []state
-		seen := map[int]bool{}
-		for _, st := range open {
-			for _, c := range bytes {
-				n, ok := tr.next[st.node][c]
-				if !ok {
-					return nil, false
-				}
-				if !seen[n] {
-					seen[n] = true
-					qs = append(qs, state{n, true})
-				}
-			}
-		}
-		return qs, true
-	}
-	switch re.Op {
-	case syntax.OpLiteral:
-		qs := open
-		for _, r := range re.Rune {
-			if r >= 0x80 {
-				return nil, false
-			}
-			var ok bool
-			if qs, ok = tr.extendByte(qs, byte(unicode.ToLower(r))); !ok {
-				return nil, false
-			}
-		}
-		return append(out, qs...), true
-	case syntax.OpCharClass:
-		var cs []byte
-		seen := map[byte]bool{}
-		for i := 0; i+1 < len(re.Rune); i += 2 {
-			if re.Rune[i+1]-re.Rune[i] > 128 || re.Rune[i+1] >= 0x80 {
-				return nil, false
-			}
-			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
-				if c := byte(unicode.ToLower(r)); !seen[c] {
-					seen[c] = true
-					cs = append(cs, c)
-				}
-			}
-		}
-		qs, ok := step(cs)
-		if !ok {
+	return settled, open
+}
+
+// extendLiteral reads a literal's runes (lower-cased) from the open states.
+func (tr *trie) extendLiteral(open []state, runes []rune) ([]state, bool) {
+	qs := open
+	for _, r := range runes {
+		if r >= 0x80 {
 			return nil, false
 		}
-		return append(out, qs...), true
-	case syntax.OpEmptyMatch, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
-		return append(out, open...), true
-	case syntax.OpCapture:
-		qs, ok := tr.extend(open, re.Sub[0], depth+1)
-		return append(out, qs...), ok
-	case syntax.OpConcat:
-		qs := open
-		for _, sub := range re.Sub {
-			var ok bool
-			if qs, ok = tr.extend(qs, sub, depth+1); !ok {
-				return nil, false
+		var ok bool
+		if qs, ok = tr.extendByte(qs, byte(unicode.ToLower(r))); !ok {
+			return nil, false
+		}
+	}
+	return qs, true
+}
+
+// extendClass reads one byte of a character class (lower-cased) from
+// every open state: every byte of the class must stay in the trie.
+func (tr *trie) extendClass(open []state, ranges []rune) ([]state, bool) {
+	var cs []byte
+	seen := map[byte]bool{}
+	for i := 0; i+1 < len(ranges); i += 2 {
+		if ranges[i+1]-ranges[i] > 128 || ranges[i+1] >= 0x80 {
+			return nil, false
+		}
+		for r := ranges[i]; r <= ranges[i+1]; r++ {
+			if c := byte(unicode.ToLower(r)); !seen[c] {
+				seen[c] = true
+				cs = append(cs, c)
 			}
 		}
-		return append(out, qs...), true
-	case syntax.OpAlternate:
-		for _, sub := range re.Sub {
-			qs, ok := tr.extend(open, sub, depth+1)
+	}
+	var qs []state
+	reached := map[int]bool{}
+	for _, st := range open {
+		for _, c := range cs {
+			n, ok := tr.next[st.node][c]
 			if !ok {
 				return nil, false
 			}
-			out = append(out, qs...)
-		}
-		return out, true
-	case syntax.OpQuest, syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
-		lo, hi := 1, 1
-		switch re.Op {
-		case syntax.OpQuest:
-			lo = 0
-		case syntax.OpStar:
-			lo, hi = 0, -1
-		case syntax.OpPlus:
-			hi = -1
-		case syntax.OpRepeat:
-			lo, hi = re.Min, re.Max
-		}
-		// Zero times: where it stood. Then each repetition reads on
-		// from the last; past the fewest, the pattern may stop or go
-		// on, so what is not settled by then is cut.
-		qs := open
-		if lo == 0 {
-			out = append(out, open...)
-		}
-		for k := 0; k < max(lo, 1) && len(qs) > 0; k++ {
-			var ok bool
-			if qs, ok = tr.extend(qs, re.Sub[0], depth+1); !ok {
-				return nil, false
-			}
-			var still []state
-			for _, st := range qs {
-				if st.open && !tr.end[st.node] {
-					still = append(still, st)
-				} else {
-					out = append(out, state{st.node, false})
-				}
-			}
-			qs = still
-		}
-		if hi < 0 || hi > max(lo, 1) {
-			for i := range qs {
-				qs[i].open = false
+			if !reached[n] {
+				reached[n] = true
+				qs = append(qs, state{n, true})
 			}
 		}
-		return append(out, qs...), true
 	}
-	return nil, false
+	return qs, true
+}
+
+// extendAlternate is every alternative's states, in order.
+func (tr *trie) extendAlternate(open []state, subs []*syntax.Regexp, depth int) ([]state, bool) {
+	var out []state
+	for _, sub := range subs {
+		qs, ok := tr.extend(open, sub, depth+1)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, qs...)
+	}
+	return out, true
+}
+
+// extendRepeat reads a repetition (?, *, +, {m,n}) from the open states.
+func (tr *trie) extendRepeat(open []state, re *syntax.Regexp, depth int) (out []state, ok bool) {
+	lo, hi := 1, 1
+	switch re.Op {
+	case syntax.OpQuest:
+		lo = 0
+	case syntax.OpStar:
+		lo, hi = 0, -1
+	case syntax.OpPlus:
+		hi = -1
+	case syntax.OpRepeat:
+		lo, hi = re.Min, re.Max
+	}
+	// Zero times: where it stood. Then each repetition reads on
+	// from the last; past the fewest, the pattern may stop or go
+	// on, so what is not settled by then is cut.
+	qs := open
+	if lo == 0 {
+		out = append(out, open...)
+	}
+	for k := 0; k < max(lo, 1) && len(qs) > 0; k++ {
+		if qs, ok = tr.extend(qs, re.Sub[0], depth+1); !ok {
+			return nil, false
+		}
+		var settled []state
+		settled, qs = tr.settle(qs)
+		out = append(out, settled...)
+	}
+	if hi < 0 || hi > max(lo, 1) {
+		for i := range qs {
+			qs[i].open = false
+		}
+	}
+	return append(out, qs...), true
 }
 
 // extendByte reads byte c from every state in sts.

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package bigbuf
-
-// advise: huge pages are asked for on Linux only (macOS gives a large
-// anonymous mapping superpages on its own where it can).
-func advise([]byte) {}

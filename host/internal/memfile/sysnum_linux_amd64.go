@@ -1,3 +1,0 @@
-package memfile
-
-const sysMemfdCreate = 319 // not in package syscall's table for amd64

@@ -1,5 +1,0 @@
-package memfile
-
-import "syscall"
-
-const sysMemfdCreate = syscall.SYS_MEMFD_CREATE

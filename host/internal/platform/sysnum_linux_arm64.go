@@ -1,0 +1,5 @@
+package platform
+
+import "syscall"
+
+const sysMemfdCreate = syscall.SYS_MEMFD_CREATE
