@@ -126,7 +126,11 @@ func readSpooled(r *bufio.Reader) (spooled, error) {
 	spoolFields(&s, func(field string, p *string) {
 		if i, ok := want[field]; ok {
 			found++
-			*p = string(data[offsets[i] : offsets[i]+s.Blobs[i].Bytes])
+			// data is this batch's alone and never written again: its
+			// strings share it rather than copy every big body once more.
+			if n := s.Blobs[i].Bytes; n > 0 {
+				*p = unsafe.String(&data[offsets[i]], n)
+			}
 		}
 	})
 	if found != len(s.Blobs) {
