@@ -30,6 +30,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/flock"
 	"github.com/ctxhook/ctxhook/host/internal/hook"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -131,6 +132,7 @@ func Run(ctx context.Context, o Options) error {
 	// page's first touch costs about 10 µs, and a daemon that returned
 	// its memory after every big payload paid for it again on the next.
 	debug.SetMemoryLimit(512 << 20)
+	memtrim.SetBusy(collectorHeld) // a collection would wait for a guest call
 	if o.Log == nil {
 		o.Log = func(string) {}
 	}
