@@ -442,7 +442,7 @@ func (s *Store) ApplyOnce(b Batch, events []abi.Event, tallies []abi.Effect) (id
 			if err := fts.Exec(); err != nil {
 				return err
 			}
-			bindAll(tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(body))
+			bindAll(tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(trigramHead(body)))
 			if err := tri.Exec(); err != nil {
 				return err
 			}
