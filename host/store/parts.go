@@ -23,8 +23,9 @@ import (
 //
 // The searchable body (the text when there is one, else the response:
 // searchBody) is indexed part by part: the head with the event in
-// events_fts and events_tri, every further part in event_parts_fts and,
-// within the body's first TrigramBytes, event_parts_tri (rowid = the
+// events_fts and (its first TrigramBytes) events_tri, every further part
+// in event_parts_fts and, within the body's first TrigramBytes,
+// event_parts_tri (rowid = the
 // part's id; indexed says which: 1 words, 2 trigrams). A part is indexed
 // with the end of the piece before it (overlapTail), so a phrase or a
 // long token cut in two is still found. No full-text document is then
@@ -37,13 +38,15 @@ import (
 var PartSize = 1 << 20
 
 // TrigramBytes is how much of a body the trigram index covers: its first
-// MiB. The word index covers all of it. A trigram is a token at every
-// byte, and indexing them took three quarters of the time a big body
-// takes to store (a 10 MiB body: 1.46 s with trigrams throughout, 0.44 s
-// with words only past the first MiB); substrings (part of an
+// 64 KiB, what an event's row keeps of a long body (HeadSize). The word
+// index covers all of it. A trigram is a token at every byte: with the
+// first MiB in the trigram index, storing a 1 MiB JSON result took 150-
+// 200 ms of CPU, three quarters of it trigrams, against 41-48 ms with
+// 64 KiB, and the writer fell behind hooks that each brought 1 MiB (the
+// daemon decides one in about 40 ms). Substrings (part of an
 // identifier, a path fragment) are looked for near the top of a
 // response, words anywhere.
-var TrigramBytes int64 = 1 << 20
+var TrigramBytes int64 = 64 << 10
 
 // Bits of event_parts.indexed: the indexes that hold a part.
 const (
@@ -416,4 +419,13 @@ func wrap(err error) error {
 		return err
 	}
 	return fmt.Errorf("store: %w", err)
+}
+
+// trigramHead is what of a head the trigram index takes: at most its
+// first TrigramBytes, cut at a character start.
+func trigramHead(s string) string {
+	if int64(len(s)) <= TrigramBytes {
+		return s
+	}
+	return s[:runeCut(s, int(TrigramBytes))]
 }

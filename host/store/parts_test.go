@@ -631,7 +631,7 @@ func TestPurgeParts(t *testing.T) {
 func TestTrigramReach(t *testing.T) {
 	s := open(t)
 	body := []byte(logBody(3<<20, 7))
-	copy(body[200<<10:], " zqnearXsubstringY ")
+	copy(body[TrigramBytes/2:], " zqnearXsubstringY ")
 	copy(body[len(body)-100:], " zqfarXsubstringY ")
 	ids, err := s.Apply([]abi.Event{mcpEvent("s1", string(body))}, nil)
 	if err != nil {
@@ -642,7 +642,7 @@ func TestTrigramReach(t *testing.T) {
 		found bool
 	}{
 		{"zqnearXsubstringY", true}, {"zqfarXsubstringY", true}, // words
-		{"nearXsubstr", true}, // a substring in the first MiB
+		{"nearXsubstr", true}, // a substring in the first TrigramBytes
 		{"farXsubstr", false}, // a substring past it
 	} {
 		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})

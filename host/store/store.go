@@ -485,7 +485,7 @@ func (w *eventWriter) insert(e abi.Event, size int) (int64, error) {
 	if err := w.fts.Exec(); err != nil {
 		return 0, err
 	}
-	bindAll(w.tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(body))
+	bindAll(w.tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(trigramHead(body)))
 	if err := w.tri.Exec(); err != nil {
 		return 0, err
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/watchdog"
@@ -203,6 +204,7 @@ func (o Options) withDefaults() Options {
 	// page's first touch costs about 10 µs, and a daemon that returned
 	// its memory after every big payload paid for it again on the next.
 	debug.SetMemoryLimit(512 << 20)
+	memtrim.SetBusy(collectorHeld) // a collection would wait for a guest call
 	if o.Log == nil {
 		o.Log = func(string) {}
 	}

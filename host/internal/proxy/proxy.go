@@ -30,6 +30,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -544,6 +545,7 @@ func (p *proxy) toClient(m []byte) {
 	p.out.Write(m)
 	p.out.WriteByte('\n')
 	p.out.Flush()
+	memtrim.After(int64(len(m))) // an idle proxy keeps no big message's memory
 }
 
 // decide asks the plugin about a message: the line to forward instead,

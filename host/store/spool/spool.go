@@ -21,6 +21,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -125,7 +126,11 @@ func readSpooled(r *bufio.Reader, limit int64) (spooled, error) {
 	spoolFields(&s, func(field string, p *string) {
 		if i, ok := want[field]; ok {
 			found++
-			*p = string(data[offsets[i] : offsets[i]+s.Blobs[i].Bytes])
+			// data is this batch's alone and never written again: its
+			// strings share it rather than copy every big body once more.
+			if n := s.Blobs[i].Bytes; n > 0 {
+				*p = unsafe.String(&data[offsets[i]], n)
+			}
 		}
 	})
 	if found != len(s.Blobs) {
@@ -213,6 +218,14 @@ const ReplayInline = 1 << 20
 //
 // maxBytes, when not 0, skips files larger than that.
 func Replay(dir string, st *store.Store, maxBytes int64, warn func(string)) int {
+	n, _ := replay(dir, st, maxBytes, warn)
+	return n
+}
+
+// replay is Replay, also reporting the bytes of the files it stored. A
+// big file is big work for memtrim: its body was held here and in the
+// store's SQLite, and the memory goes back to the system soon after.
+func replay(dir string, st *store.Store, maxBytes int64, warn func(string)) (n int, stored int64) {
 	tmps, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.tmp"))
 	for _, t := range tmps {
 		if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > staleTmp {
@@ -233,7 +246,6 @@ func Replay(dir string, st *store.Store, maxBytes int64, warn func(string)) int 
 			files = append(files, o)
 		}
 	}
-	n := 0
 	for _, f := range files {
 		orig := f
 		if i := strings.Index(f, ".replaying-"); i >= 0 {
@@ -253,10 +265,14 @@ func Replay(dir string, st *store.Store, maxBytes int64, warn func(string)) int 
 			os.Rename(claimed, orig)
 			continue
 		}
+		if fi, err := os.Stat(claimed); err == nil {
+			stored += fi.Size()
+			memtrim.After(fi.Size())
+		}
 		os.Remove(claimed)
 		n++
 	}
-	return n
+	return n, stored
 }
 
 // replayFile stores each line of a spool file once: a line is named by
@@ -296,8 +312,9 @@ func replayFile(name, base string, st *store.Store) error {
 // more when ctx ends: the writer of a long-lived host (the daemon, the
 // proxy) whose engines spool (engine.Spool) so that an answer waits
 // for the decision and the state, not for SQLite. It keeps the store
-// open, reopening it every 500 files so the memory of SQLite's own wasm
-// instance is returned. When the store cannot be opened the files wait
+// open, reopening it every 500 files, and after a pass that stored big
+// ones, so the memory of SQLite's own wasm instance is returned. When the
+// store cannot be opened the files wait
 // in the spool, where any later writer finds them. open opens the store
 // with the caller's options (its retention caps, from the config).
 func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error), log func(string), kick <-chan struct{}) {
@@ -318,8 +335,11 @@ func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error
 				return
 			}
 		}
-		stored += ReplayAll(p, st, log)
-		if stored >= 500 {
+		files, size := replay(p.SpoolDir(), st, 0, log)
+		stored += files
+		// Closed after 500 files, or after big ones: what SQLite grew to
+		// for them is returned with it (memtrim), not kept.
+		if stored >= 500 || size >= memtrim.Big {
 			st.Close()
 			st, stored = nil, 0
 		}
