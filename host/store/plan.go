@@ -27,6 +27,11 @@ type plan struct {
 type planTerm struct {
 	raw    string
 	clause int
+	// stem is raw's dictionary form when it differs ("locking": "lock"),
+	// and related the words for the same thing (expand): what a snippet
+	// may find instead, and related what the index is asked for too.
+	stem    string
+	related []string
 }
 
 // hint points at events of a kind (their server or tool names one of
@@ -172,6 +177,7 @@ func planOf(q Query) plan {
 			add(w)
 		}
 	}
+	p.expand()
 	return p
 }
 
