@@ -81,7 +81,7 @@ func TestSnippetStemAndCause(t *testing.T) {
 	if _, err := s.Apply([]abi.Event{locks, cause}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for q, want := range map[string]string{"zqsvc locking": "rows lock up"} {
+	for q, want := range map[string]string{"zqsvc locking": "rows lock up", "why does zqledger deadlock": "zqtwo workers updated"} {
 		hits, err := s.Search(ParseQuery(q), SearchOptions{})
 		if err != nil {
 			t.Fatal(err)
