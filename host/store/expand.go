@@ -14,11 +14,11 @@ import (
 const relatedShare = 0.4
 
 // expandMode says what a query's plain words bring in besides
-// themselves: by default their dictionary forms, for snippets and
-// closeness ("locking" is found in "row locks", as the stemmed index
-// already matched it); with "wordnet" also WordNet's related words
-// (package lexicon), looked up in the index, worth relatedShare; with
-// "off" nothing. The CTXHOOK_SEARCH_EXPAND environment variable sets
+// themselves: by default their stems, for snippets and closeness
+// ("locking" is found in "row locks", as the stemmed index already
+// matched it); with "wordnet" their dictionary forms and WordNet's
+// related words (package lexicon), looked up in the index, worth
+// relatedShare; with "off" nothing. The CTXHOOK_SEARCH_EXPAND environment variable sets
 // it. Related words are not the default: on the frozen benchmark they
 // found more paraphrases in the first ten but fewer in the first five
 // (docs/search.md).
@@ -27,8 +27,8 @@ func expandMode() string {
 }
 
 // expand gives each plain word of p (letters only: not an identifier,
-// a number, a path or a phrase) its dictionary form and, by mode, the
-// words related to it.
+// a number, a path or a phrase) its stem or dictionary form and, by
+// mode, the words related to it.
 func (p *plan) expand() {
 	mode := expandMode()
 	if mode == "off" {
@@ -43,12 +43,16 @@ func (p *plan) expand() {
 		if !plainWord(w) {
 			continue
 		}
+		if mode != "wordnet" {
+			// No table to load: a search from the CLI is one process.
+			if st := stemOf(w); st != w {
+				p.terms[i].stem = st
+			}
+			continue
+		}
 		for _, f := range lexicon.Forms(w) {
 			if f != w && p.terms[i].stem == "" {
 				p.terms[i].stem = f
-			}
-			if mode != "wordnet" {
-				continue
 			}
 			for _, r := range lexicon.Related(f) {
 				if !have[r] && !stopwords[r] && !slices.Contains(p.terms[i].related, r) {
@@ -57,6 +61,24 @@ func (p *plan) expand() {
 			}
 		}
 	}
+}
+
+// stemOf returns w without an English inflection, as a prefix of its
+// other forms ("locking", "locked", "locks": "lock"; "queries": "quer";
+// "stopped": "stop"), or w. It only finds the word in a snippet: the
+// index stems on its own.
+func stemOf(w string) string {
+	for _, suf := range []string{"ies", "es", "ing", "ed", "s"} {
+		st := strings.TrimSuffix(w, suf)
+		if st == w || len(st) < 3 || suf == "s" && strings.HasSuffix(w, "ss") {
+			continue
+		}
+		if n := len(st); st[n-1] == st[n-2] && !strings.ContainsRune("aeiouls", rune(st[n-1])) {
+			st = st[:n-1] // a doubled consonant: stopped, planning
+		}
+		return st
+	}
+	return w
 }
 
 // plainWord reports a lowercase word of letters, three or more.

@@ -93,3 +93,13 @@ func TestSnippetStemAndCause(t *testing.T) {
 		}
 	}
 }
+
+// TestStemOf: the stem is a prefix of the word's other forms.
+func TestStemOf(t *testing.T) {
+	for in, want := range map[string]string{"locking": "lock", "locked": "lock", "locks": "lock", "queries": "quer",
+		"stopped": "stop", "crashes": "crash", "class": "class", "bus": "bus", "pulled": "pull", "fix": "fix"} {
+		if got := stemOf(in); got != want {
+			t.Errorf("%s: %q, want %q", in, got, want)
+		}
+	}
+}
