@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 6s
 WASM_TOOLCHAIN ?= go1.26.8
 WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -buildvcs=false -ldflags="-s -w"
 
-.PHONY: test-body cross wine bench-wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench retrievalbench vet check clean
+.PHONY: test-body cross wine bench-wine dist dist-check npm npm-check chaos chaos-big soak rules wordgrams bench-secrets all build plugin verify.wasm demo test unit js adapters e2e fuzz bench retrievalbench lexicon vet check clean
 
 all: build
 
@@ -229,6 +229,9 @@ PGBENCH_SIZES ?= 100000
 
 retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)
 	$(GO) run ./host/tests/retrievalbench
+
+lexicon: ## host/store/lexicon's related-word table, from WordNet 3.0 (apt-get install wordnet-base; the table is committed)
+	$(GO) run ./host/store/lexicon/gen -wordnet /usr/share/wordnet -out host/store/lexicon/related.txt.gz
 
 check: vet verify.wasm ## the everyday subset (a few minutes): vet, the wasm check and the Go tests in -short mode; make test is CI's full run
 	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(GO) test -short -count=1 ./...

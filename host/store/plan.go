@@ -27,6 +27,11 @@ type plan struct {
 type planTerm struct {
 	raw    string
 	clause int
+	// stem is raw's dictionary form when it differs ("locking": "lock"),
+	// and related the words for the same thing (expand): what a snippet
+	// may find instead, and related what the index is asked for too.
+	stem    string
+	related []string
 }
 
 // hint points at events of a kind (their server or tool names one of
@@ -86,7 +91,7 @@ var recordFields = map[string][]string{
 // fieldHints map words an agent asks a field with to the field names
 // servers use for it (Jira's assignee and fixVersions, GitHub's user,
 // requested_reviewers and merged_by, Sentry's firstRelease and culprit,
-// incident tools' lead and root cause).
+// incident tools' lead and root cause; "why" asks for a cause).
 var fieldHints = map[string][]string{
 	"owns": {"assignee", "owner"}, "owner": {"assignee", "owner"}, "owned": {"assignee", "owner"},
 	"assigned": {"assignee", "assigned"}, "assignee": {"assignee"}, "working": {"assignee"},
@@ -101,7 +106,8 @@ var fieldHints = map[string][]string{
 	"priority": {"priority", "severity"}, "severity": {"severity", "priority"}, "branch": {"branch", "head", "ref"},
 	"lead": {"lead", "commander"}, "led": {"lead", "commander"}, "escalate": {"escalation", "escalate", "contact"},
 	"escalation": {"escalation", "contact"}, "contact": {"contact", "escalation"}, "mitigation": {"mitigation", "mitigate"},
-	"mitigate": {"mitigation", "mitigate"}, "mitigated": {"mitigation"}, "cause": {"root_cause", "cause"},
+	"mitigate": {"mitigation", "mitigate"}, "mitigated": {"mitigation"}, "cause": {"root cause", "root_cause", "cause"},
+	"why": {"root cause", "root_cause", "cause"}, "caused": {"root cause", "root_cause", "cause"}, "reason": {"root cause", "root_cause", "cause", "reason"},
 	"culprit": {"culprit"}, "command": {"run", "command"}, "default": {"default"}, "peak": {"peak"}, "files": {"files", "filename"},
 }
 
@@ -172,6 +178,7 @@ func planOf(q Query) plan {
 			add(w)
 		}
 	}
+	p.expand()
 	return p
 }
 

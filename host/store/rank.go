@@ -336,7 +336,7 @@ func (s *Store) applyHints(c corpus, p plan, ids []int64, scores map[int64]float
 func (s *Store) applyProximity(c corpus, r ranking, ids []int64, w []float64, total float64) error {
 	terms := make([]snipTerm, len(r.plan.terms))
 	for i, t := range r.plan.terms {
-		terms[i] = snipTerm{text: t.raw, weight: w[i]}
+		terms[i] = snipTerm{text: t.raw, weight: w[i], stem: t.stem, related: t.related}
 	}
 	for _, id := range ids {
 		var texts []string
@@ -384,16 +384,17 @@ func (s *Store) scoreTerms(c corpus, r *ranking, docs int, filtered, withParts b
 	split := map[int64]bool{}  // terms in more than one document
 	for i := 0; i < len(r.plan.terms); i++ {
 		t := r.plan.terms[i]
-		cands, sub, err := s.termMatches(c, t.raw, filtered, withParts, o)
+		cands, share, err := s.termCands(c, t, docs, filtered, withParts, o)
 		if err != nil {
 			return nil, 0, err
 		}
-		if len(cands) == 0 {
+		literal := len(cands) - len(share.related)
+		if literal == 0 {
 			// A compound no record spells so (inventory-sync#9991, the
 			// repository and the number in two fields): its words.
 			r.plan.split(i)
 		}
-		w := idf(docs, len(cands))
+		w := idf(docs, literal)
 		weights += w
 		termWeights = append(termWeights, w)
 		if len(cands) == 0 {
@@ -406,11 +407,7 @@ func (s *Store) scoreTerms(c corpus, r *ranking, docs int, filtered, withParts b
 				split[cd.id] = true
 			}
 			r.held[cd.id] |= 1 << uint(i)
-			if sub[cd.id] {
-				held[cd.id] += w * trigramShare
-			} else {
-				held[cd.id] += w
-			}
+			held[cd.id] += w * share.of(cd.id)
 			bm[cd.id] += w * cd.score
 			if _, ok := r.parts[cd.id]; !ok && cd.part != 0 {
 				r.parts[cd.id] = cd.part

@@ -14,6 +14,9 @@ type snipTerm struct {
 	// field: a field's name, found first where it names a field (a
 	// key, a label, a heading), its value after it.
 	field bool
+	// stem and related are found instead when text is not (planTerm's).
+	stem    string
+	related []string
 }
 
 // maxSnipHits bounds how many places of each term a snippet considers,
@@ -53,7 +56,7 @@ func (p plan) snippetTerms(missing []string) []snipTerm {
 	asked := map[int]bool{} // clauses with a term the hit holds, or with none
 	terms := map[int]bool{}
 	for _, t := range p.terms {
-		out = append(out, snipTerm{text: t.raw, weight: 1})
+		out = append(out, snipTerm{text: t.raw, weight: 1, stem: t.stem, related: t.related})
 		terms[t.clause] = true
 		if !lacks[t.raw] {
 			asked[t.clause] = true
@@ -140,29 +143,10 @@ func bestWindow(lower string, terms []snipTerm, span int, damp bool) (int, int, 
 	var hits []snipHit
 	worth := make([]float64, len(terms))
 	for i, t := range terms {
-		needle := asciiLower(t.text)
-		var found []int
-		if t.field {
-			// Only where it names a field: "release" in prose is no answer.
-			found = fieldOccurrences(lower, needle)
-		} else {
-			found = occurrences(lower, needle, true)
-		}
-		if len(found) == 0 && !t.field {
-			found = occurrences(lower, needle, false) // part of a longer word
-		}
-		n := len(found)
-		for _, j := range found {
-			hits = append(hits, snipHit{j, j + len(needle), i})
-		}
-		if f := strings.Fields(needle); n == 0 && len(f) > 1 {
-			// A phrase across a line break, or split by escapes: its first word.
-			if j := strings.Index(lower, f[0]); j >= 0 {
-				hits, n = append(hits, snipHit{j, j + len(f[0]), i}), 1
-			}
-		}
-		if n > 0 {
-			worth[i] = t.weight
+		found, share := termHits(lower, t, i)
+		hits = append(hits, found...)
+		if n := len(found); n > 0 {
+			worth[i] = t.weight * share
 			if damp {
 				worth[i] /= 1 + math.Log(float64(n))
 			}
@@ -205,6 +189,72 @@ func bestWindow(lower string, terms []snipTerm, span int, damp bool) (int, int, 
 		}
 	}
 	return hits[bestL].at, end, fieldAt, bestSum
+}
+
+// termHits returns where term i is in lower, and what finding it there
+// is worth against finding it as written: its dictionary form counts
+// as much, a related word relatedShare.
+func termHits(lower string, t snipTerm, i int) ([]snipHit, float64) {
+	needle := asciiLower(t.text)
+	var found []int
+	if t.field {
+		// Only where it names a field: "release" in prose is no answer.
+		found = fieldOccurrences(lower, needle)
+	} else {
+		found = occurrences(lower, needle, true)
+	}
+	if len(found) == 0 && !t.field {
+		found = occurrences(lower, needle, false) // part of a longer word
+	}
+	var hits []snipHit
+	for _, j := range found {
+		hits = append(hits, snipHit{j, j + len(needle), i})
+	}
+	if f := strings.Fields(needle); len(hits) == 0 && len(f) > 1 {
+		// A phrase across a line break, or split by escapes: its first word.
+		if j := strings.Index(lower, f[0]); j >= 0 {
+			hits = append(hits, snipHit{j, j + len(f[0]), i})
+		}
+	}
+	if len(hits) > 0 || t.field {
+		return hits, 1
+	}
+	share := 1.0
+	for k, alt := range append([]string{t.stem}, t.related...) {
+		if alt == "" {
+			continue
+		}
+		if k > 0 {
+			share = relatedShare
+		}
+		for _, j := range wordStarts(lower, alt) {
+			hits = append(hits, snipHit{j, wordEnd(lower, j+len(alt)), i})
+		}
+		if len(hits) > 0 {
+			return hits, share
+		}
+	}
+	return nil, 0
+}
+
+// wordStarts returns where a word beginning with prefix is in lower (an
+// inflection of it: "lock" in "locks", "locked").
+func wordStarts(lower, prefix string) []int {
+	var out []int
+	for _, at := range occurrences(lower, prefix, false) {
+		if at == 0 || !wordByte(lower[at-1]) {
+			out = append(out, at)
+		}
+	}
+	return out
+}
+
+// wordEnd returns where the word running through i ends.
+func wordEnd(lower string, i int) int {
+	for i < len(lower) && wordByte(lower[i]) && lower[i] < 0x80 {
+		i++
+	}
+	return i
 }
 
 // occurrences returns where needle is in lower (at most maxSnipHits

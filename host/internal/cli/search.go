@@ -17,7 +17,7 @@ import (
 
 func runSearch(ctx context.Context, env Env, args []string) int {
 	flags := newFlags(env, "search", "[flags] <query>",
-		"Full-text search over captured events and indexed transcript turns. Terms are ANDed; \"quote phrases\".\nTicket ids, paths and identifiers match (CVX-5909, users.ts, UserBy).")
+		"Full-text search over captured events and indexed transcript turns. No term is required: results hold the most,\nthe rarest first, and name the terms they lack; \"quote phrases\".\nTicket ids, paths and identifiers match (CVX-5909, users.ts, UserBy).")
 	session := flags.String("session", "", "only this session id")
 	server := flags.String("server", "", "only this MCP server")
 	limit := flags.Int("limit", 10, "at most this many results (1-200)")
@@ -45,48 +45,59 @@ func runSearch(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	hits, totalEvents := res.Hits, res.Total
 	turns, totalTurns, err := st.SearchChunks(q, store.SearchOptions{Session: *session, Server: *server, Limit: *limit})
 	if err != nil {
 		return fail(env, "%v", err)
 	}
 	res.HeldBy(turns)
 	if *asJSON {
-		type jsonHit struct {
-			Kind     string   `json:"kind"`
-			Ref      string   `json:"ref"`
-			ID       int64    `json:"id"`
-			TimeMS   int64    `json:"ts_ms"`
-			Session  string   `json:"session"`
-			Category string   `json:"category"`
-			Tool     string   `json:"tool,omitempty"`
-			Server   string   `json:"server,omitempty"`
-			Bytes    int64    `json:"response_bytes"`
-			Score    float64  `json:"score"`
-			Snippet  string   `json:"snippet"`
-			Offset   int64    `json:"offset"`            // of the match in the body
-			Missing  []string `json:"missing,omitempty"` // terms it does not hold
-		}
-		out := make([]jsonHit, 0, len(hits))
-		for _, h := range hits {
-			e := h.Event
-			out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet, h.Offset, h.Missing})
-		}
-		for _, h := range turns {
-			c := h.Chunk
-			out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet, h.Offset, nil})
-		}
-		return writeJSON(env, struct {
-			Query       string    `json:"query"`
-			Total       int       `json:"total"`
-			TotalEvents int       `json:"total_events"`
-			TotalTurns  int       `json:"total_turns"`
-			Returned    int       `json:"returned"`
-			Truncated   bool      `json:"truncated"`
-			Results     []jsonHit `json:"results"`
-			Unmatched   []string  `json:"unmatched,omitempty"`
-		}{strings.Join(q.Terms, " "), totalEvents + totalTurns, totalEvents, totalTurns, len(out), len(out) < totalEvents+totalTurns, out, res.Unmatched})
+		return printSearchJSON(env, q, res, turns, totalTurns)
 	}
+	return printSearch(env, q, res, turns, totalTurns)
+}
+
+// printSearchJSON prints a search's hits and turns as one JSON object.
+func printSearchJSON(env Env, q store.Query, res store.Result, turns []store.ChunkHit, totalTurns int) int {
+	hits, totalEvents := res.Hits, res.Total
+	type jsonHit struct {
+		Kind     string   `json:"kind"`
+		Ref      string   `json:"ref"`
+		ID       int64    `json:"id"`
+		TimeMS   int64    `json:"ts_ms"`
+		Session  string   `json:"session"`
+		Category string   `json:"category"`
+		Tool     string   `json:"tool,omitempty"`
+		Server   string   `json:"server,omitempty"`
+		Bytes    int64    `json:"response_bytes"`
+		Score    float64  `json:"score"`
+		Snippet  string   `json:"snippet"`
+		Offset   int64    `json:"offset"`            // of the match in the body
+		Missing  []string `json:"missing,omitempty"` // terms it does not hold
+	}
+	out := make([]jsonHit, 0, len(hits))
+	for _, h := range hits {
+		e := h.Event
+		out = append(out, jsonHit{"event", strconv.FormatInt(e.ID, 10), e.ID, e.TimeMS, e.Session, e.Category, e.Tool, e.Server, int64(e.ResponseBytes), h.Score, h.Snippet, h.Offset, h.Missing})
+	}
+	for _, h := range turns {
+		c := h.Chunk
+		out = append(out, jsonHit{"chunk", "c" + strconv.FormatInt(c.ID, 10), c.ID, c.TimeMS, c.Session, store.CategoryTranscript, "", "", int64(c.Bytes), h.Score, h.Snippet, h.Offset, nil})
+	}
+	return writeJSON(env, struct {
+		Query       string    `json:"query"`
+		Total       int       `json:"total"`
+		TotalEvents int       `json:"total_events"`
+		TotalTurns  int       `json:"total_turns"`
+		Returned    int       `json:"returned"`
+		Truncated   bool      `json:"truncated"`
+		Results     []jsonHit `json:"results"`
+		Unmatched   []string  `json:"unmatched,omitempty"`
+	}{strings.Join(q.Terms, " "), totalEvents + totalTurns, totalEvents, totalTurns, len(out), len(out) < totalEvents+totalTurns, out, res.Unmatched})
+}
+
+// printSearch prints a search's hits and turns for a person.
+func printSearch(env Env, q store.Query, res store.Result, turns []store.ChunkHit, totalTurns int) int {
+	hits, totalEvents := res.Hits, res.Total
 	// Snippets are captured text, which is hostile: escape sequences in it
 	// are printed visibly, not run by the terminal.
 	w := termsafe.New(env.Stdout)

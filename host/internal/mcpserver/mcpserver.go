@@ -124,7 +124,8 @@ func (s *Server) MCP() *mcp.Server {
 			"(also for the event keys shaped responses point to)."})
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)}
 	mcp.AddTool(srv, &mcp.Tool{Name: "search", Annotations: readOnly,
-		Description: "Full-text search over captured tool responses (BM25 over word and substring indexes, fused). " +
+		Description: "Full-text search over captured tool responses, in any words: no term is required; events holding the most, " +
+			"and the rarest, of the terms (or words for the same thing) rank first, and the terms no event holds are named. " +
 			"Returns ranked events with snippets. Use it before re-fetching anything."}, s.search)
 	mcp.AddTool(srv, &mcp.Tool{Name: "get_context", Annotations: readOnly,
 		Description: "The events around a search hit, in order, from the same session (what came before and after it)."}, s.getContext)

@@ -82,65 +82,78 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 		}
 		opts := store.SearchOptions{Session: in.Session, Server: in.Server,
 			Category: in.Category, SinceMS: since, UntilMS: until, Limit: limit}
-		res, err := st.SearchResult(q, opts)
-		if err != nil {
-			return "", err
-		}
-		hits, total := res.Hits, res.Total
-		chunks, chunkTotal, err := st.SearchChunks(q, opts)
-		if err != nil {
-			return "", err
-		}
-		total += chunkTotal
-		res.HeldBy(chunks)
-		for _, h := range hits {
-			e := h.Event
-			out.Results = append(out.Results, Hit{Kind: "event", Ref: strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
-				Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
-				Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
-				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3), Missing: h.Missing})
-		}
-		for _, h := range chunks {
-			c := h.Chunk
-			out.Results = append(out.Results, Hit{Kind: "chunk", Ref: "c" + strconv.FormatInt(c.ID, 10), ID: c.ID,
-				Time: rfc3339(c.TimeMS), Session: c.Session, Harness: c.Harness, Category: store.CategoryTranscript,
-				ResponseBytes: c.Bytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
-				Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
-		}
-		// Both rankings are reciprocal-rank fusions on the same scale.
-		sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
-		if len(out.Results) > limit {
-			out.Results = out.Results[:limit]
-		}
-		var b strings.Builder
-		for _, h := range out.Results {
-			fmt.Fprintf(&b, "#%s %s %s %s (%d bytes, session %s)\n  %s\n", h.Ref, h.Time, h.Category,
-				name(h.Tool), h.ResponseBytes, modeltext.Name(h.Session), modeltext.Escape(h.Snippet, 0))
-		}
-		note := res.Note()
-		if note != "" && len(out.Results) > 0 && out.Results[0].Kind == "event" {
-			fmt.Fprintf(&b, "%s\n", note)
-		}
-		if len(res.Unmatched) > 0 {
-			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"TERMS_UNMATCHED",
-				"no event holds " + strings.Join(res.Unmatched, ", ") + ": the results hold the other terms", "info"})
-		}
-		if len(out.Results) == 0 {
-			fmt.Fprintf(&b, "No events match %q.", in.Query)
-			if len(res.Unmatched) > 0 {
-				fmt.Fprintf(&b, " In no event: %s.", strings.Join(res.Unmatched, ", "))
-			}
-		} else {
-			b.WriteString("get_event <ref> returns a response (or transcript turn) in full; get_context <ref> shows what came around it.")
-		}
-		out.Meta.ResultsTotal, out.Meta.ResultsReturned = max(total, len(out.Results)), len(out.Results)
-		out.Meta.ResultsTruncated = total > len(out.Results)
-		if total >= store.MaxTotal {
-			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"RESULTS_TOTAL_CAPPED",
-				fmt.Sprintf("at least %d events match; narrow the query or filter by session, server or time", store.MaxTotal), "info"})
-		}
-		return b.String(), nil
+		return searchStore(st, q, in.Query, opts, out)
 	})
+}
+
+// searchStore answers a search from st: events and transcript turns,
+// merged by score, at most opts.Limit.
+func searchStore(st *store.Store, q store.Query, query string, opts store.SearchOptions, out *SearchOut) (string, error) {
+	limit := opts.Limit
+	res, err := st.SearchResult(q, opts)
+	if err != nil {
+		return "", err
+	}
+	hits, total := res.Hits, res.Total
+	chunks, chunkTotal, err := st.SearchChunks(q, opts)
+	if err != nil {
+		return "", err
+	}
+	total += chunkTotal
+	res.HeldBy(chunks)
+	for _, h := range hits {
+		e := h.Event
+		out.Results = append(out.Results, Hit{Kind: "event", Ref: strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
+			Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
+			Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
+			Confidence: round(math.Min(1, h.Score/store.MaxScore), 3), Missing: h.Missing})
+	}
+	for _, h := range chunks {
+		c := h.Chunk
+		out.Results = append(out.Results, Hit{Kind: "chunk", Ref: "c" + strconv.FormatInt(c.ID, 10), ID: c.ID,
+			Time: rfc3339(c.TimeMS), Session: c.Session, Harness: c.Harness, Category: store.CategoryTranscript,
+			ResponseBytes: c.Bytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
+			Confidence: round(math.Min(1, h.Score/store.MaxScore), 3)})
+	}
+	// Both rankings are reciprocal-rank fusions on the same scale.
+	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
+	if len(out.Results) > limit {
+		out.Results = out.Results[:limit]
+	}
+	return searchText(out, res, query, total), nil
+}
+
+// searchText is search's answer to the model: a line per result, the
+// note on partial results, and the meta's counts and warnings.
+func searchText(out *SearchOut, res store.Result, query string, total int) string {
+	var b strings.Builder
+	for _, h := range out.Results {
+		fmt.Fprintf(&b, "#%s %s %s %s (%d bytes, session %s)\n  %s\n", h.Ref, h.Time, h.Category,
+			name(h.Tool), h.ResponseBytes, modeltext.Name(h.Session), modeltext.Escape(h.Snippet, 0))
+	}
+	note := res.Note()
+	if note != "" && len(out.Results) > 0 && out.Results[0].Kind == "event" {
+		fmt.Fprintf(&b, "%s\n", note)
+	}
+	if len(res.Unmatched) > 0 {
+		out.Meta.Warnings = append(out.Meta.Warnings, Warning{"TERMS_UNMATCHED",
+			"no event holds " + strings.Join(res.Unmatched, ", ") + ": the results hold the other terms", "info"})
+	}
+	if len(out.Results) == 0 {
+		fmt.Fprintf(&b, "No events match %q.", query)
+		if len(res.Unmatched) > 0 {
+			fmt.Fprintf(&b, " In no event: %s.", strings.Join(res.Unmatched, ", "))
+		}
+	} else {
+		b.WriteString("get_event <ref> returns a response (or transcript turn) in full; get_context <ref> shows what came around it.")
+	}
+	out.Meta.ResultsTotal, out.Meta.ResultsReturned = max(total, len(out.Results)), len(out.Results)
+	out.Meta.ResultsTruncated = total > len(out.Results)
+	if total >= store.MaxTotal {
+		out.Meta.Warnings = append(out.Meta.Warnings, Warning{"RESULTS_TOTAL_CAPPED",
+			fmt.Sprintf("at least %d events match; narrow the query or filter by session, server or time", store.MaxTotal), "info"})
+	}
+	return b.String()
 }
 
 // ContextIn is get_context's input.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"sort"
 	"strings"
 
@@ -14,6 +15,34 @@ import (
 // row (its arguments and its whole text), the default tokenizer, the
 // query's terms all ANDed, else (no match) ORed, and FTS5's snippet().
 type baseline struct{ conn *sqlite3.Conn }
+
+// openBaseline opens the baseline an earlier run built at path, or
+// returns nil when there is none.
+func openBaseline(path string) (*baseline, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil
+	}
+	conn, err := sqlite3.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	b := &baseline{conn}
+	if err := fts5.Register(conn); err != nil {
+		return nil, b.fail(err)
+	}
+	st, _, err := conn.Prepare(`SELECT count(*) FROM docs`)
+	if err != nil {
+		b.close()
+		return nil, nil // not built to the end: build it again
+	}
+	built := st.Step() && st.ColumnInt64(0) > 0
+	st.Close()
+	if !built {
+		b.close()
+		return nil, nil
+	}
+	return b, nil
+}
 
 func newBaseline(path string, ing *ingested) (*baseline, error) {
 	conn, err := sqlite3.Open(path)

@@ -56,8 +56,15 @@ func main() {
 	fmt.Fprintf(os.Stderr, "store ready in %s: %d events, %d facts lost to redaction\n", since(start), len(ing.keys), ing.lost)
 
 	start = time.Now()
-	os.Remove(filepath.Join(home, "baseline.db"))
-	base, err := newBaseline(filepath.Join(home, "baseline.db"), ing)
+	var base *baseline
+	if *again {
+		// The stored texts are those the earlier run indexed.
+		base, err = openBaseline(filepath.Join(home, "baseline.db"))
+	}
+	if base == nil {
+		os.Remove(filepath.Join(home, "baseline.db"))
+		base, err = newBaseline(filepath.Join(home, "baseline.db"), ing)
+	}
 	check(err)
 	defer base.close()
 	fmt.Fprintf(os.Stderr, "baseline FTS5 index built in %s\n", since(start))

@@ -66,3 +66,35 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenBaseline: -reuse opens the index an earlier run built, and
+// builds one when there is none or it holds nothing.
+func TestOpenBaseline(t *testing.T) {
+	dir := t.TempDir()
+	if b, err := openBaseline(filepath.Join(dir, "none.db")); b != nil || err != nil {
+		t.Fatalf("missing: %v, %v", b, err)
+	}
+	path := filepath.Join(dir, "b.db")
+	b, err := newBaseline(path, &ingested{docs: []doc{{1, `{}`, "the ledger migration is flaky"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.close()
+	b, err = openBaseline(path)
+	if err != nil || b == nil {
+		t.Fatalf("built: %v, %v", b, err)
+	}
+	defer b.close()
+	if got, err := b.search("flaky"); err != nil || len(got) != 1 {
+		t.Fatalf("reopened: %v, %v", got, err)
+	}
+	empty := filepath.Join(dir, "empty.db")
+	e, err := newBaseline(empty, &ingested{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.close()
+	if e, err := openBaseline(empty); e != nil || err != nil {
+		t.Fatalf("empty: %v, %v", e, err)
+	}
+}
