@@ -1,6 +1,7 @@
 package winpipe
 
 import (
+	"errors"
 	"net"
 	"runtime"
 	"sync"
@@ -72,7 +73,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 	if closed {
 		return nil, net.ErrClosed
 	}
-	if err := l.connect(h); err != nil {
+	if err := l.connectLive(h); err != nil {
 		return nil, err
 	}
 	next, err := l.instance(false)
@@ -92,6 +93,20 @@ func (l *Listener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	return &Conn{h: h, name: l.name}, nil
+}
+
+// connectLive is connect past clients that left first: one that opened
+// the instance and closed it before the wait began leaves it unusable
+// (ERROR_NO_DATA), which is no reason to stop serving. The instance is
+// reset and waited on again.
+func (l *Listener) connectLive(h windows.Handle) error {
+	for {
+		err := l.connect(h)
+		if !errors.Is(err, windows.ERROR_NO_DATA) && !errors.Is(err, windows.ERROR_BROKEN_PIPE) {
+			return err
+		}
+		windows.DisconnectNamedPipe(h)
+	}
 }
 
 // connect waits for a client on h, or for Close.

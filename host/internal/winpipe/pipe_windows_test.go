@@ -190,3 +190,49 @@ func TestDeadlines(t *testing.T) {
 		t.Fatal("Close did not end a blocked Accept")
 	}
 }
+
+// TestClientGoneBeforeAccept: a client that connects and closes before
+// the server waits on the instance (a killed hook client, or any process
+// of the user) does not end Accept: the instance is reset and the next
+// client is served. Before, Accept returned ERROR_NO_DATA and the
+// daemon's accept loop stopped.
+func TestClientGoneBeforeAccept(t *testing.T) {
+	sid, _ := UserSID()
+	name := pipeName(t, sid)
+	ln, err := Listen(name, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	gone, err := Dial(name, sid, time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone.Close()
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			c.Close()
+		}
+		accepted <- err
+	}()
+	var c *Conn
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if c, err = Dial(name, sid, time.Now().Add(time.Second)); err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if c != nil {
+		defer c.Close()
+	}
+	select {
+	case err := <-accepted:
+		if err != nil {
+			t.Fatalf("Accept after a client that left: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Accept did not return for the second client")
+	}
+}
