@@ -169,9 +169,9 @@ func shipStatus(p paths.Paths, url string) string {
 		return fmt.Sprintf("shared store %s: nothing sent yet (the daemon sends; or ctxhook store ship)", shipper.Where(url))
 	case r.Error != "":
 		return fmt.Sprintf("shared store %s unreachable since %s: %d events wait in the local store (%s)",
-			r.Database, time.UnixMilli(r.SinceMS).Format(time.DateTime), r.Pending, r.Error)
+			termsafe.String(r.Database), time.UnixMilli(r.SinceMS).Format(time.DateTime), r.Pending, termsafe.String(r.Error))
 	default:
-		return fmt.Sprintf("shared store %s: %d events waiting, last sent %s", r.Database, r.Pending, time.UnixMilli(r.AtMS).Format(time.DateTime))
+		return fmt.Sprintf("shared store %s: %d events waiting, last sent %s", termsafe.String(r.Database), r.Pending, time.UnixMilli(r.AtMS).Format(time.DateTime))
 	}
 }
 
@@ -227,7 +227,7 @@ func openShared(ctx context.Context, env Env) (store.Backend, string, int) {
 	if err == nil {
 		return remote, "shared store " + shipper.Where(url), 0
 	}
-	fmt.Fprintf(env.Stderr, "ctxhook: the shared store cannot be reached (%v); searching this machine's copy\n", err)
+	fmt.Fprintf(env.Stderr, "ctxhook: the shared store cannot be reached (%s); searching this machine's copy\n", termsafe.String(err.Error()))
 	st, code := openStore(env)
 	if st == nil {
 		return nil, "", code

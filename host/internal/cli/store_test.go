@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/shipper"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -59,5 +62,21 @@ func TestSharedStoreUnreachable(t *testing.T) {
 	report, _ := os.ReadFile(filepath.Join(e.get("CTXHOOK_HOME"), "state", "ship.json"))
 	if strings.Contains(string(report), "s3cretPassw0rd") || len(report) == 0 {
 		t.Errorf("ship.json: %q", report)
+	}
+}
+
+// TestShipStatusEscapesServerText: the error a database (or whatever
+// answers at its address) sent is shown with its control characters made
+// visible, never sent raw to the terminal by store status or doctor.
+func TestShipStatusEscapesServerText(t *testing.T) {
+	dir := t.TempDir()
+	p := paths.Paths{Data: dir}
+	r := shipper.Report{Error: "FATAL \x1b]0;owned\x07\x1b[2J", SinceMS: 1, Database: "db\x1b[31m"}
+	b, _ := json.Marshal(r)
+	if err := os.WriteFile(shipper.ReportPath(p), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := shipStatus(p, "postgres://x/y"); strings.ContainsAny(got, "\x1b\x07") {
+		t.Errorf("raw control characters: %q", got)
 	}
 }

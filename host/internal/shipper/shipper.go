@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/pgstore"
@@ -96,12 +97,30 @@ func ship(ctx context.Context, p paths.Paths, sc config.Store, progress func(pgs
 	return out, err
 }
 
-func writeReport(p paths.Paths, r Report) {
-	b, _ := json.Marshal(r)
-	tmp := ReportPath(p) + ".tmp"
-	if os.WriteFile(tmp, b, 0o600) == nil {
-		os.Rename(tmp, ReportPath(p))
+// writeReport replaces ship.json, only in a data directory that is the
+// user's alone (package owned): a file planted in another user's tree
+// (a symbolic link at a fixed temporary name, say) is never written
+// through. The temporary file gets a fresh name, created exclusively.
+func writeReport(p paths.Paths, r Report) error {
+	if err := owned.Dir(p.Data); err != nil {
+		return err
 	}
+	b, _ := json.Marshal(r)
+	f, err := os.CreateTemp(p.Data, "ship.json.*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), ReportPath(p))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // Where is a URL's host and database, without user or password, for
