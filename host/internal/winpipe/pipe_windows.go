@@ -35,8 +35,12 @@ type Conn struct {
 	h      windows.Handle
 	name   string
 	closed atomic.Bool
-	mu     sync.Mutex
-	rd, wd time.Time
+	// inflight is held shared by each operation on h and exclusively by
+	// Close around CloseHandle: a handle value is reused by Windows once
+	// closed, so no ReadFile or WriteFile may be issued on h after it.
+	inflight sync.RWMutex
+	mu       sync.Mutex
+	rd, wd   time.Time
 }
 
 func (c *Conn) Read(b []byte) (int, error) {
@@ -70,6 +74,8 @@ func (c *Conn) Write(b []byte) (int, error) {
 // io runs one overlapped ReadFile or WriteFile and waits for it until
 // the deadline d (none when zero); past it, the operation is cancelled.
 func (c *Conn) io(b []byte, d time.Time, read bool) (int, error) {
+	c.inflight.RLock()
+	defer c.inflight.RUnlock()
 	if c.closed.Load() {
 		return 0, net.ErrClosed
 	}
@@ -86,6 +92,11 @@ func (c *Conn) io(b []byte, d time.Time, read bool) (int, error) {
 		err = windows.WriteFile(c.h, b, &n, ov)
 	}
 	if err == windows.ERROR_IO_PENDING {
+		if c.closed.Load() {
+			// Close came between the check above and the call, after
+			// its own cancel: this operation cancels itself.
+			windows.CancelIoEx(c.h, ov)
+		}
 		err = wait(c.h, ov, d, &n)
 	}
 	runtime.KeepAlive(ov)
@@ -139,6 +150,8 @@ func (c *Conn) Close() error {
 		return nil
 	}
 	windows.CancelIoEx(c.h, nil)
+	c.inflight.Lock() // every pending operation has ended
+	defer c.inflight.Unlock()
 	return windows.CloseHandle(c.h)
 }
 

@@ -236,3 +236,49 @@ func TestClientGoneBeforeAccept(t *testing.T) {
 		t.Fatal("Accept did not return for the second client")
 	}
 }
+
+// TestCloseEndsPendingRead: Close while a Read waits with no deadline
+// ends the Read (net.ErrClosed) and returns itself: it waits for pending
+// operations before it closes the handle, and they are cancelled.
+func TestCloseEndsPendingRead(t *testing.T) {
+	sid, _ := UserSID()
+	name := pipeName(t, sid)
+	ln, err := Listen(name, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	served := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			served <- c
+		}
+	}()
+	c, err := Dial(name, sid, time.Now().Add(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := <-served
+	read := make(chan error, 1)
+	go func() {
+		_, err := s.Read(make([]byte, 16))
+		read <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return while a Read was pending")
+	}
+	select {
+	case err := <-read:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("pending Read ended with %v, want net.ErrClosed", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the pending Read did not end")
+	}
+}
