@@ -41,6 +41,9 @@ type Job struct {
 	// Pass bounds one pass's read (0: MaxPass). The plugin decodes and
 	// redacts a pass in one call, whose time and memory grow with it.
 	Pass int64
+	// Known are tokens to redact besides the session's own: the job of
+	// `ctxhook index` names no session (KnownTokens).
+	Known []string
 }
 
 // Result says what a run did.
@@ -106,7 +109,7 @@ func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config
 		return 0, 0, false, err
 	}
 	req := abi.HandleRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: string(payload), Config: cfg,
-		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared}
+		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared, Environ: knownEnviron(j.Known)}
 	if req.State, err = readState(prep.StateKeys); err != nil {
 		req.StateError = err.Error()
 	}
