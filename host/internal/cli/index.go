@@ -35,7 +35,8 @@ type indexRun struct {
 	st        *store.Store
 	cfg       abi.Config
 	readState transcripts.StateReader
-	starts    []int64 // each job's stored offset before this run
+	known     []string // every session's relay tokens, redacted in every job
+	starts    []int64  // each job's stored offset before this run
 }
 
 // runIndex is `ctxhook index`: bring session transcripts into the store.
@@ -139,6 +140,9 @@ func (x *indexRun) open(ctx context.Context) int {
 		fmt.Fprintf(x.env.Stderr, "ctxhook: %v\n", err)
 	}
 	sd, sdErr := state.Open(p.StateDir())
+	if sdErr == nil {
+		x.known = transcripts.KnownTokens(sd.Values(transcripts.MaxKnownDocs))
+	}
 	x.readState = func(keys []string) (map[string]string, error) {
 		if sdErr != nil {
 			return nil, sdErr
@@ -192,7 +196,7 @@ func (x *indexRun) indexAll(ctx context.Context) (failed int) {
 		if fi, err := os.Stat(j.Path); err == nil {
 			j.Final = time.Since(fi.ModTime()) > quietFor
 		}
-		j.Pass = indexPass
+		j.Pass, j.Known = indexPass, x.known
 		res, err := transcripts.Index(ctx, x.r, x.st, x.cfg, x.readState, j, 0)
 		x.renew(ctx)
 		prog.done(i+1, max(0, fileSize(j.Path)-x.starts[i]))

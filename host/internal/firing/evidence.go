@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -28,6 +29,7 @@ const (
 	maxAge    = 30 * 24 * time.Hour
 	maxLine   = 16 << 20
 	lineProbe = `"mcp__`
+	maxRead   = 256 << 20 // of one transcript
 )
 
 // reader reads one harness's transcripts.
@@ -103,12 +105,12 @@ func Sessions(harness string, getenv func(string) string, now time.Time) []Sessi
 // readSession reads one transcript file, line by line.
 func readSession(path string, line func([]byte, *Session)) Session {
 	s := Session{File: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
-	f, err := os.Open(path)
+	f, err := openMine(path)
 	if err != nil {
 		return s
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(io.LimitReader(f, maxRead))
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	for sc.Scan() {
 		line(sc.Bytes(), &s)

@@ -36,9 +36,9 @@ const scanBytes = 16 << 10
 // Fired is what is kept about one hook event of one harness.
 type Fired struct {
 	Last       time.Time `json:"last"`
-	Session    string    `json:"session,omitempty"`
+	Session    string    `json:"session,omitempty"` // HashID of the session
 	Transcript string    `json:"transcript,omitempty"`
-	Sessions   []string  `json:"sessions,omitempty"` // most recent last
+	Sessions   []string  `json:"sessions,omitempty"` // HashIDs, most recent last
 }
 
 // Dir is where the records are kept, under the data directory.
@@ -53,7 +53,7 @@ func Record(dir, harness, event string, payload []byte, now time.Time) error {
 		return os.ErrInvalid
 	}
 	head := payload[:min(len(payload), scanBytes)]
-	session := StringField(head, "session_id")
+	session := HashID(TopString(head, "session_id"))
 	path := filepath.Join(dir, harness+"."+event+".json")
 	b, mod := read(path)
 	if session != "" && bytes.Contains(b, []byte(`"`+session+`"`)) && now.Sub(mod) < rewriteAfter && !now.Before(mod) {
@@ -62,7 +62,7 @@ func Record(dir, harness, event string, payload []byte, now time.Time) error {
 	var ev Fired
 	json.Unmarshal(b, &ev)
 	ev.Last, ev.Session = now.UTC(), session
-	if t := StringField(head, "transcript_path"); t != "" {
+	if t := TopString(head, "transcript_path"); t != "" {
 		ev.Transcript = t
 	}
 	if session != "" {
@@ -148,45 +148,6 @@ func safeName(s string) bool {
 	return true
 }
 
-// StringField finds the first "key": "value" in b and returns the value
-// unescaped, or "" (no such key, not a string, or cut off). It does not
-// parse b as a whole: b is the start of a payload that may be huge, and a
-// key inside a nested value may match; the harnesses that name a session
-// put it at the top, first.
-func StringField(b []byte, key string) string {
-	needle := []byte(`"` + key + `"`)
-	for {
-		i := bytes.Index(b, needle)
-		if i < 0 {
-			return ""
-		}
-		b = b[i+len(needle):]
-		rest := bytes.TrimLeft(b, " \t\r\n")
-		if len(rest) == 0 || rest[0] != ':' {
-			continue
-		}
-		rest = bytes.TrimLeft(rest[1:], " \t\r\n")
-		if len(rest) == 0 || rest[0] != '"' {
-			return ""
-		}
-		end := 1
-		for end < len(rest) && rest[end] != '"' {
-			if rest[end] == '\\' {
-				end++
-			}
-			end++
-		}
-		if end >= len(rest) {
-			return ""
-		}
-		var s string
-		if json.Unmarshal(rest[:end+1], &s) != nil {
-			return ""
-		}
-		return s
-	}
-}
-
 // Note is Record for the hook path: the proxy's requests are not hooks,
 // and a failure is ignored (the hook goes on; doctor will say nothing
 // fired).
@@ -211,17 +172,28 @@ func SessionQuiet(dir, harness, session, transcript string, now time.Time) bool 
 		return false
 	}
 	for _, f := range Load(dir, harness) {
-		if slices.Contains(f.Sessions, session) {
+		if slices.Contains(f.Sessions, HashID(session)) {
 			return false
 		}
 	}
-	fh, err := os.Open(transcript)
+	fh, err := openMine(transcript)
 	if err != nil {
 		return false
 	}
 	defer fh.Close()
 	head := make([]byte, 4<<10)
 	n, _ := io.ReadFull(fh, head)
-	began, err := time.Parse(time.RFC3339Nano, StringField(head[:n], "timestamp"))
+	began, err := time.Parse(time.RFC3339Nano, firstTimestamp(head[:n]))
 	return err == nil && now.Sub(began) > quietAfter
+}
+
+// firstTimestamp is the first top-level "timestamp" of the JSON lines
+// in head.
+func firstTimestamp(head []byte) string {
+	for l := range bytes.SplitSeq(head, []byte("\n")) {
+		if t := TopString(l, "timestamp"); t != "" {
+			return t
+		}
+	}
+	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/termsafe"
 )
 
 // The states doctor reports per harness and event.
@@ -75,7 +77,7 @@ func missed(f *Fired, sessions []Session) *Session {
 		return nil
 	}
 	latest := sessions[0]
-	if f != nil && (slices.Contains(f.Sessions, latest.ID) || f.Last.After(latest.LastCall)) {
+	if f != nil && (slices.Contains(f.Sessions, HashID(latest.ID)) || f.Last.After(latest.LastCall)) {
 		return nil
 	}
 	return &latest
@@ -85,7 +87,7 @@ func missed(f *Fired, sessions []Session) *Session {
 // transcript tells it.
 func versionOf(f *Fired, sessions []Session) string {
 	for _, s := range sessions {
-		if s.ID == f.Session || s.File == f.Transcript {
+		if HashID(s.ID) == f.Session || s.File == f.Transcript {
 			return s.Version
 		}
 	}
@@ -112,7 +114,7 @@ func Print(w io.Writer, sts []Status) (problems int) {
 				last = "last fired " + st.LastFired.Local().Format(time.DateTime)
 			}
 			fmt.Fprintf(w, "  FIX   %s hook %s: %s session %s made %d MCP call(s) on %s%s and no %s hook arrived (%s); the harness is not running ctxhook's hooks\n",
-				st.Event, st.State, st.Harness, st.Missed.ID, st.Missed.Calls, st.Missed.LastCall.Local().Format(time.DateOnly), client(st.Missed.Version), st.Event, last)
+				st.Event, st.State, st.Harness, termsafe.String(st.Missed.ID), st.Missed.Calls, st.Missed.LastCall.Local().Format(time.DateOnly), client(st.Missed.Version), st.Event, last)
 		case NotYet:
 			fmt.Fprintf(w, "  --    %s hook %s\n", st.Event, st.State)
 		}
@@ -124,7 +126,7 @@ func client(v string) string {
 	if v == "" {
 		return ""
 	}
-	return " (client " + v + ")"
+	return " (client " + termsafe.String(v) + ")"
 }
 
 // PrintJSON writes sts as doctor --json's document.

@@ -13,9 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -41,6 +41,9 @@ type Job struct {
 	// Pass bounds one pass's read (0: MaxPass). The plugin decodes and
 	// redacts a pass in one call, whose time and memory grow with it.
 	Pass int64
+	// Known are tokens to redact besides the session's own: the job of
+	// `ctxhook index` names no session (KnownTokens).
+	Known []string
 }
 
 // Result says what a run did.
@@ -106,7 +109,7 @@ func pass(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Config
 		return 0, 0, false, err
 	}
 	req := abi.HandleRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: string(payload), Config: cfg,
-		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared}
+		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared, Environ: knownEnviron(j.Known)}
 	if req.State, err = readState(prep.StateKeys); err != nil {
 		req.StateError = err.Error()
 	}
@@ -141,9 +144,10 @@ var errRewritten = errors.New("transcripts: rewritten")
 // readFile reads whole lines of the file at path from off: the data, and
 // the file's size.
 func readFile(path string, off, pass int64) ([]byte, int64, error) {
-	// Opened without waiting (a FIFO named as the transcript stalled every
-	// Stop hook until its deadline) and read only if it is a regular file.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	// Opened without waiting or following a link (openFlags) and read only
+	// if the open file is a regular file of the user's that no one else
+	// may write: Find checked the path, but it may have been swapped since.
+	f, err := os.OpenFile(path, openFlags, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, err
 	}
@@ -157,6 +161,9 @@ func readFile(path string, off, pass int64) ([]byte, int64, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("transcripts: %s is not a regular file", path)
+	}
+	if err := owned.Opened(path, fi); err != nil {
+		return nil, 0, fmt.Errorf("transcripts: %w", err)
 	}
 	if fi.Size() < off {
 		return nil, 0, errRewritten
