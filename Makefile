@@ -182,7 +182,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/internal/hookproto:FuzzRead \
 	  ./host/internal/state:FuzzSessionPath \
 	  ./host/internal/owned:FuzzIsPrivateGroup \
-	  ./host/internal/firing:FuzzStringField; do \
+	  ./host/internal/firing:FuzzTopString; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
 	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \
