@@ -131,7 +131,8 @@ func Init(ctx context.Context, url string) (from, to int, err error) {
 
 // AddUser creates (or updates) a login role for one user, a member of
 // ctxhook_users, as the administrator. The name is quoted as an
-// identifier and the password passed as a literal PostgreSQL escapes.
+// identifier; the password is sent only as its SCRAM-SHA-256 verifier,
+// so it never reaches the server's logs or pg_stat_statements.
 func AddUser(ctx context.Context, adminURL, user, password string) error {
 	conn, err := connect(ctx, adminURL)
 	if err != nil {
@@ -147,7 +148,11 @@ func AddUser(ctx context.Context, adminURL, user, password string) error {
 	if exists {
 		verb = "ALTER"
 	}
-	lit, err := literal(conn, password)
+	verifier, err := scramVerifier(password)
+	if err != nil {
+		return err
+	}
+	lit, err := literal(conn, verifier)
 	if err != nil {
 		return err
 	}
