@@ -3,10 +3,15 @@
 // port with password (SCRAM) authentication, so tests connect as the
 // roles they create exactly as a team's machines would. PostgreSQL
 // refuses to run as root, so when the tests run as root the cluster runs
-// as nobody (setpriv), in a directory given to nobody.
+// as nobody (setpriv), in a directory given to nobody; the directories
+// above it are made traversable for as long as it runs, and given their
+// modes back by Stop. Every password is random: any local user can reach
+// 127.0.0.1, and the superuser's could run programs (COPY TO PROGRAM).
 package pgcluster
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -28,7 +33,18 @@ type Cluster struct {
 	Port     int
 	Password string // the superuser's (postgres)
 	bin      string
-	asUser   []string // the command prefix that runs as the cluster's owner
+	asUser   []string               // the command prefix that runs as the cluster's owner
+	modes    map[string]os.FileMode // directories made traversable, with their modes before
+}
+
+// RandomPassword is a fresh 128-bit password, for the superuser and for
+// every role a test creates.
+func RandomPassword() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on a supported system
+	}
+	return hex.EncodeToString(b)
 }
 
 // Bin finds the newest installed PostgreSQL's bin directory.
@@ -59,25 +75,36 @@ func Start(dir string) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{Dir: dir, bin: bin, Password: "pgcluster-super"}
-	if err := c.owner(); err != nil {
+	c := &Cluster{Dir: dir, bin: bin, Password: RandomPassword()}
+	if err := c.start(); err != nil {
+		c.Stop()
 		return nil, err
 	}
+	return c, nil
+}
+
+// start is Start's work; on an error Start gives the directories their
+// modes back.
+func (c *Cluster) start() error {
+	if err := c.owner(); err != nil {
+		return err
+	}
+	dir := c.Dir
 	pw := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pw, []byte(c.Password+"\n"), 0o600); err != nil {
-		return nil, err
+		return err
 	}
 	c.chown(pw)
 	out, err := c.run("initdb", "-D", c.data(), "-U", "postgres", "--auth=scram-sha-256", "--pwfile="+pw,
 		"-E", "UTF8", "--locale=C", "--no-sync")
 	os.Remove(pw)
 	if err != nil {
-		return nil, fmt.Errorf("pgcluster: initdb: %v: %s", err, out)
+		return fmt.Errorf("pgcluster: initdb: %v: %s", err, out)
 	}
 	if c.Port, err = freePort(); err != nil {
-		return nil, err
+		return err
 	}
-	return c, c.Resume()
+	return c.Resume()
 }
 
 // owner arranges for the cluster to run as nobody when we are root.
@@ -93,8 +120,10 @@ func (c *Cluster) owner() error {
 	if err := os.Chmod(c.Dir, 0o755); err != nil {
 		return err
 	}
+	c.modes = map[string]os.FileMode{}
 	for d := filepath.Dir(c.Dir); d != "/"; d = filepath.Dir(d) {
 		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			c.modes[d] = fi.Mode().Perm()
 			os.Chmod(d, fi.Mode().Perm()|0o011) // traversable, not listable
 		}
 	}
@@ -140,11 +169,16 @@ func (c *Cluster) Pause() error {
 	return nil
 }
 
-// Stop stops the cluster if it runs; the caller removes Dir.
+// Stop stops the cluster if it runs and gives the directories above it
+// their modes back; the caller removes Dir.
 func (c *Cluster) Stop() {
 	if _, err := os.Stat(filepath.Join(c.data(), "postmaster.pid")); err == nil {
 		c.Pause()
 	}
+	for d, mode := range c.modes {
+		os.Chmod(d, mode)
+	}
+	c.modes = nil
 }
 
 // URL is a connection URL for user with password, to database db.

@@ -47,10 +47,11 @@ func runStore(ctx context.Context, env Env, args []string) int {
 	return run(ctx, env, args[1:])
 }
 
-// storeURL is --url if given, else the configured shared store.
+// storeURL is --url if given (checked as a configured one is), else the
+// configured shared store.
 func storeURL(env Env, flagURL string) (string, error) {
 	if flagURL != "" {
-		return flagURL, nil
+		return config.SecureStoreURL(flagURL, env.Getenv)
 	}
 	p, err := resolvePaths(env)
 	if err != nil {

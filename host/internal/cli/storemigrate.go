@@ -36,7 +36,11 @@ func storeMigrate(ctx context.Context, env Env, args []string) int {
 		return fail(env, "%v", err)
 	}
 	if strings.HasPrefix(*to, "postgres://") || strings.HasPrefix(*to, "postgresql://") {
-		return migrateUp(ctx, env, p.DB(), *to, sc)
+		dst, err := config.SecureStoreURL(*to, env.Getenv)
+		if err != nil {
+			return fail(env, "%v", err)
+		}
+		return migrateUp(ctx, env, p.DB(), dst, sc)
 	}
 	src, err := storeURL(env, *from)
 	if err != nil {

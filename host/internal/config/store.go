@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -62,29 +62,19 @@ func LoadStore(path string, getenv func(string) string) (Store, error) {
 		}
 	}
 	if out.URL != "" {
-		if err := checkURL(out.URL); err != nil {
+		if out.URL, err = SecureStoreURL(out.URL, getenv); err != nil {
 			return Store{}, err
 		}
 	}
 	return out, nil
 }
 
-// checkURL accepts only PostgreSQL URLs, and says so without echoing the
-// URL (it may hold a password).
-func checkURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") || u.Host == "" {
-		return errors.New("config: store.url must be a postgres://host/database URL")
-	}
-	return nil
-}
-
 // storeProblems names bad [store] and share values.
 func storeProblems(f *file) []string {
 	var out []string
 	if f.Store.URL != "" {
-		if err := checkURL(f.Store.URL); err != nil {
-			out = append(out, "store.url ignored: it must be a postgres://host/database URL")
+		if _, err := SecureStoreURL(f.Store.URL, os.Getenv); err != nil {
+			out = append(out, "store.url ignored: "+strings.TrimPrefix(err.Error(), "config: store.url "))
 			f.Store.URL = ""
 		}
 	}

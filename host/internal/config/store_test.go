@@ -11,7 +11,7 @@ func TestLoadStore(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.toml")
 	text := `[store]
-url = "postgres://alice@db.example:5432/ctxhook"
+url = "postgres://alice@db.example:5432/ctxhook?sslmode=verify-full"
 machine = "laptop"
 
 [servers.jira]
@@ -28,16 +28,16 @@ relay = true
 	}
 	noEnv := func(string) string { return "" }
 	s, err := LoadStore(path, noEnv)
-	if err != nil || s.URL != "postgres://alice@db.example:5432/ctxhook" || s.Machine != "laptop" || !s.Team["jira"] || s.Team["vault"] {
+	if err != nil || s.URL != "postgres://alice@db.example:5432/ctxhook?require_auth=scram-sha-256&sslmode=verify-full" || s.Machine != "laptop" || !s.Team["jira"] || s.Team["vault"] {
 		t.Fatalf("%+v %v", s, err)
 	}
 	env := func(k string) string {
 		if k == EnvStoreURL {
-			return "postgres://bob@other/ctxhook"
+			return "postgres://bob@127.0.0.1/ctxhook"
 		}
 		return ""
 	}
-	if s, _ := LoadStore(path, env); s.URL != "postgres://bob@other/ctxhook" {
+	if s, _ := LoadStore(path, env); s.URL != "postgres://bob@127.0.0.1/ctxhook?require_auth=scram-sha-256" {
 		t.Errorf("the environment does not override: %q", s.URL)
 	}
 	if s, err := LoadStore(filepath.Join(dir, "none.toml"), noEnv); err != nil || s.URL != "" {

@@ -16,7 +16,7 @@ func (s *Store) OwnEventsAfter(after int64, limit int) ([]store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_events
-		WHERE owner = current_user AND id > $2 ORDER BY id LIMIT $3`, 1<<30, after, limit)
+		WHERE owner = current_user AND id > $2::bigint ORDER BY id LIMIT $3::bigint`, 1<<30, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}

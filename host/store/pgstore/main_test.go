@@ -21,7 +21,8 @@ var (
 	noPG     error
 )
 
-const adminPassword = "admin-pw-3f9c"
+// adminPassword is random: any local user can reach the cluster's port.
+var adminPassword = pgcluster.RandomPassword()
 
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
@@ -86,7 +87,7 @@ var userSeq atomic.Int64
 func newUser(t testing.TB) (string, string) {
 	t.Helper()
 	name := fmt.Sprintf("user%d", userSeq.Add(1))
-	pw := "pw-" + name + "-x"
+	pw := pgcluster.RandomPassword()
 	if err := AddUser(context.Background(), adminURL, name, pw); err != nil {
 		t.Fatal(err)
 	}

@@ -56,9 +56,9 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	conn, err := pgx.Connect(cctx, url)
+	conn, err := connect(cctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: connect: %w", scrub(err))
+		return nil, err
 	}
 	s := &Store{conn: conn, opts: o}
 	if err := conn.QueryRow(cctx, `SELECT current_user`).Scan(&s.user); err != nil {
@@ -96,15 +96,15 @@ func (s *Store) ctx() (context.Context, context.CancelFunc) {
 // Init applies the migrations the database lacks, as its administrator,
 // and reports the versions it moved between.
 func Init(ctx context.Context, url string) (from, to int, err error) {
-	conn, err := pgx.Connect(ctx, url)
+	conn, err := connect(ctx, url)
 	if err != nil {
-		return 0, 0, fmt.Errorf("pgstore: connect: %w", scrub(err))
+		return 0, 0, err
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, lockKey); err != nil {
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1::bigint)`, lockKey); err != nil {
 		return 0, 0, fmt.Errorf("pgstore: %w", err)
 	}
-	defer conn.Exec(ctx, `SELECT pg_advisory_unlock($1)`, lockKey)
+	defer conn.Exec(ctx, `SELECT pg_advisory_unlock($1::bigint)`, lockKey)
 	if _, err := conn.Exec(ctx, schemaTable); err != nil {
 		return 0, 0, fmt.Errorf("pgstore: %w", err)
 	}
@@ -119,35 +119,40 @@ func Init(ctx context.Context, url string) (from, to int, err error) {
 			if _, err := tx.Exec(ctx, migrations[v]); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `INSERT INTO ctxhook_schema(version) VALUES($1)`, v+1)
+			_, err := tx.Exec(ctx, `INSERT INTO ctxhook_schema(version) VALUES($1::int)`, v+1)
 			return err
 		})
 		if err != nil {
 			return from, v, fmt.Errorf("pgstore: migrate to %d: %w", v+1, err)
 		}
 	}
-	return from, SchemaVersion, nil
+	return from, SchemaVersion, checkSchemas(ctx, conn)
 }
 
 // AddUser creates (or updates) a login role for one user, a member of
 // ctxhook_users, as the administrator. The name is quoted as an
-// identifier and the password passed as a literal PostgreSQL escapes.
+// identifier; the password is sent only as its SCRAM-SHA-256 verifier,
+// so it never reaches the server's logs or pg_stat_statements.
 func AddUser(ctx context.Context, adminURL, user, password string) error {
-	conn, err := pgx.Connect(ctx, adminURL)
+	conn, err := connect(ctx, adminURL)
 	if err != nil {
-		return fmt.Errorf("pgstore: connect: %w", scrub(err))
+		return err
 	}
 	defer conn.Close(ctx)
 	id := pgx.Identifier{user}.Sanitize()
 	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, user).Scan(&exists); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1::text)`, user).Scan(&exists); err != nil {
 		return fmt.Errorf("pgstore: %w", err)
 	}
 	verb := "CREATE"
 	if exists {
 		verb = "ALTER"
 	}
-	lit, err := literal(conn, password)
+	verifier, err := scramVerifier(password)
+	if err != nil {
+		return err
+	}
+	lit, err := literal(conn, verifier)
 	if err != nil {
 		return err
 	}

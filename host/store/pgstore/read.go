@@ -20,7 +20,7 @@ var eventCols = headCols("$1")
 // the parameter param names (rows aliased e or unaliased).
 func headCols(param string) string {
 	return `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd, args,
-	left(response, ` + param + `), left(body_text, ` + param + `), response_bytes, truncated, redactions, event_key,
+	left(response, ` + param + `::int), left(body_text, ` + param + `::int), response_bytes, truncated, redactions, event_key,
 	context_bytes, octet_length(response), octet_length(body_text)`
 }
 
@@ -61,7 +61,7 @@ func headBytes(s string) string {
 func (s *Store) Event(id int64) (store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events WHERE id = $2`, store.HeadSize, id), true)
+	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events WHERE id = $2::bigint`, store.HeadSize, id), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return e, fmt.Errorf("%w: event %d", store.ErrNotFound, id)
 	}
@@ -80,7 +80,7 @@ func (s *Store) EventByRef(ref string) (store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events
-		WHERE event_key = $2 AND event_key <> '' ORDER BY id LIMIT 1`, store.HeadSize, ref), true)
+		WHERE event_key = $2::text AND event_key <> '' ORDER BY id LIMIT 1`, store.HeadSize, ref), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return e, fmt.Errorf("%w: event %q", store.ErrNotFound, ref)
 	}
@@ -100,8 +100,8 @@ func (s *Store) ReadBody(id int64, f store.Field, offset, length int64) (string,
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var b []byte
-	err := s.conn.QueryRow(ctx, `SELECT substring(convert_to(`+col+`, 'UTF8') FROM $2 FOR $3)
-		FROM ctxhook_events WHERE id = $1`, id, offset+1, length).Scan(&b)
+	err := s.conn.QueryRow(ctx, `SELECT substring(convert_to(`+col+`, 'UTF8'::name) FROM $2::int FOR $3::int)
+		FROM ctxhook_events WHERE id = $1::bigint`, id, offset+1, length).Scan(&b)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("%w: event %d", store.ErrNotFound, id)
 	}
@@ -117,7 +117,7 @@ func (s *Store) Stats(session string) (store.Stats, error) {
 	out := store.Stats{Session: session, ByCategory: map[string]int64{}, ByServer: map[string]int64{}, Tallies: map[string]int64{}}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	const where = ` FROM ctxhook_events WHERE ($1 = '' OR session = $1)`
+	const where = ` FROM ctxhook_events WHERE ($1::text = '' OR session = $1::text)`
 	err := s.conn.QueryRow(ctx, `SELECT count(DISTINCT session), count(*), coalesce(sum(response_bytes),0),
 		coalesce(sum(octet_length(response) + octet_length(body_text)),0), coalesce(sum(redactions),0),
 		count(*) FILTER (WHERE truncated), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0),
@@ -156,7 +156,8 @@ func (s *Store) Purge(f store.PurgeFilter, dryRun, _ bool) (store.Purged, error)
 	if f == (store.PurgeFilter{}) {
 		return store.Purged{}, fmt.Errorf("pgstore: purge: say what to purge")
 	}
-	cond := `owner = current_user AND ($1 = '' OR session = $1) AND ($2 = '' OR server = $2) AND ($3 = 0 OR ts_ms < $3)`
+	cond := `owner = current_user AND ($1::text = '' OR session = $1::text) AND ($2::text = '' OR server = $2::text)
+		AND ($3::bigint = 0 OR ts_ms < $3::bigint)`
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var p store.Purged

@@ -12,13 +12,13 @@ package pgstore
 // owns, and delete only its own. A forged filter, or raw SQL as that
 // role, reaches nothing more.
 var migrations = []string{
-	`CREATE EXTENSION IF NOT EXISTS pg_trgm;
+	`CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
 	DO $$ BEGIN
 		IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'ctxhook_users') THEN
 			CREATE ROLE ctxhook_users NOLOGIN;
 		END IF;
 	END $$;
-	CREATE TABLE ctxhook_events(
+	CREATE TABLE public.ctxhook_events(
 		id bigserial PRIMARY KEY,
 		owner name NOT NULL DEFAULT current_user,
 		machine text NOT NULL,
@@ -48,7 +48,7 @@ var migrations = []string{
 	CREATE INDEX ctxhook_events_server ON ctxhook_events(server, id);
 	CREATE INDEX ctxhook_events_time ON ctxhook_events(ts_ms);
 	CREATE INDEX ctxhook_events_key ON ctxhook_events(event_key) WHERE event_key <> '';
-	CREATE TABLE ctxhook_docs(
+	CREATE TABLE public.ctxhook_docs(
 		event_id bigint NOT NULL,
 		seq int NOT NULL,
 		owner name NOT NULL DEFAULT current_user,
@@ -81,13 +81,20 @@ var migrations = []string{
 	GRANT SELECT, INSERT, DELETE ON ctxhook_events, ctxhook_docs TO ctxhook_users;
 	GRANT USAGE ON SEQUENCE ctxhook_events_id_seq TO ctxhook_users;
 	GRANT SELECT ON ctxhook_schema TO ctxhook_users;`,
+	// Nobody but the schema's owner creates in public, where the tables
+	// live: a function or operator planted there runs as whoever calls it
+	// (PostgreSQL 14 and older let every role create there). A non-owner
+	// administrator's REVOKE only warns; Init then refuses (checkSchemas).
+	`REVOKE CREATE ON SCHEMA public FROM PUBLIC;`,
 }
 
 // SchemaVersion is the version a fully migrated database has.
 var SchemaVersion = len(migrations)
 
 // schemaTable records the version; it exists before the first migration.
-const schemaTable = `CREATE TABLE IF NOT EXISTS ctxhook_schema(
+// What the migrations create is named with its schema: pg_catalog comes
+// first on the search path (searchPath), so it is the default one.
+const schemaTable = `CREATE TABLE IF NOT EXISTS public.ctxhook_schema(
 	version int NOT NULL,
 	applied timestamptz NOT NULL DEFAULT now()
 )`

@@ -31,12 +31,12 @@ func searchSQL(terms, pats []string) (string, []any) {
 	for i, t := range terms {
 		n := strconv.Itoa(i + 1)
 		q := param(t)
-		parts = append(parts, `SELECT `+n+` AS i, event_id, seq, ts_rank_cd(words, plainto_tsquery('english', `+q+`)) AS r
-			FROM (SELECT event_id, seq, words FROM ctxhook_docs WHERE words @@ plainto_tsquery('english', `+q+`)
+		parts = append(parts, `SELECT `+n+` AS i, event_id, seq, ts_rank_cd(words, plainto_tsquery('english'::regconfig, `+q+`::text)) AS r
+			FROM (SELECT event_id, seq, words FROM ctxhook_docs WHERE words @@ plainto_tsquery('english'::regconfig, `+q+`::text)
 			ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) w`)
 		if pats[i] != "" {
 			parts = append(parts, `SELECT `+n+`, event_id, seq, 0 FROM (SELECT event_id, seq FROM ctxhook_docs
-				WHERE doc ILIKE `+param(pats[i])+` ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) g`)
+				WHERE doc ILIKE `+param(pats[i])+`::text ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) g`)
 		}
 	}
 	return `WITH m AS (` + strings.Join(parts, "\nUNION ALL\n") + `
@@ -47,10 +47,11 @@ func searchSQL(terms, pats []string) (string, []any) {
 SELECT ` + headCols("$7") + `, per.held, per.r, bd.doc, bd.body_off, bd.pre, count(*) OVER () AS total
 FROM per JOIN ctxhook_events e ON e.id = per.event_id
 JOIN ctxhook_docs bd ON bd.event_id = per.event_id AND bd.seq = per.best
-WHERE ($1 = '' OR e.session = $1) AND ($2 = '' OR e.server = $2) AND ($3 = '' OR e.category = $3)
-	AND ($4 = 0 OR e.ts_ms >= $4) AND ($5 = 0 OR e.ts_ms < $5)
+WHERE ($1::text = '' OR e.session = $1::text) AND ($2::text = '' OR e.server = $2::text)
+	AND ($3::text = '' OR e.category = $3::text)
+	AND ($4::bigint = 0 OR e.ts_ms >= $4::bigint) AND ($5::bigint = 0 OR e.ts_ms < $5::bigint)
 ORDER BY cardinality(per.held) DESC, per.r DESC, e.id DESC
-LIMIT $6`, args
+LIMIT $6::bigint`, args
 }
 
 // likePattern is a term as an ILIKE pattern that matches it anywhere,

@@ -29,7 +29,7 @@ func (s *Store) Cursor() (int64, error) {
 	defer cancel()
 	var c int64
 	err := s.conn.QueryRow(ctx, `SELECT coalesce(max(local_id), 0) FROM ctxhook_events
-		WHERE owner = current_user AND machine = $1`, s.opts.Machine).Scan(&c)
+		WHERE owner = current_user AND machine = $1::text`, s.opts.Machine).Scan(&c)
 	if err != nil {
 		return 0, fmt.Errorf("pgstore: %w", err)
 	}

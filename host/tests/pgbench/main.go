@@ -69,10 +69,10 @@ func run(sizes string, queries int) error {
 		if _, _, err := pgstore.Init(ctx, url); err != nil {
 			return err
 		}
-		if err := pgstore.AddUser(ctx, url, "bench", "bench-password-1"); err != nil && i == 0 {
+		if err := pgstore.AddUser(ctx, url, "bench", benchPassword); err != nil && i == 0 {
 			return err
 		}
-		if err := size(filepath.Join(dir, "stores", db), c.URL("bench", "bench-password-1", db), n, queries); err != nil {
+		if err := size(filepath.Join(dir, "stores", db), c.URL("bench", benchPassword, db), n, queries); err != nil {
 			return err
 		}
 	}
@@ -198,3 +198,6 @@ func bigEvent(local *store.Store, remote *pgstore.Store) error {
 	fmt.Printf("  10 MiB event: shipped in %.0f ms, searchable (found at its end) after %.0f ms\n", ms(shipped), ms(time.Since(start)))
 	return nil
 }
+
+// benchPassword is random: any local user can reach the cluster's port.
+var benchPassword = pgcluster.RandomPassword()

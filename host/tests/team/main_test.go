@@ -34,9 +34,13 @@ var (
 	machines = []string{"laptop", "devbox"}
 )
 
-const adminPassword = "team-admin-pw-81"
+// The passwords are random: any local user can reach the cluster's port.
+var (
+	adminPassword = pgcluster.RandomPassword()
+	userSecret    = pgcluster.RandomPassword()
+)
 
-func password(user string) string { return "pw-of-" + user + "-0123456789" }
+func password(user string) string { return "pw-of-" + user + "-" + userSecret }
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
