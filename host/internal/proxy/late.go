@@ -182,11 +182,16 @@ func callArgs(request []byte) string {
 
 // skeleton is the JSON message m with every string longer than cut
 // bytes cut to about cut bytes (at an escape and UTF-8 boundary), or
-// ok false when that is still over max. m is valid JSON.
+// ok false as soon as it would pass max: every byte counts, numbers and
+// whitespace as much as strings, so no message makes a skeleton (or a
+// strip of one) larger than max. m is valid JSON.
 func skeleton(m []byte, cut, max int) (out []byte, ok bool) {
 	out = make([]byte, 0, min(len(m), max))
 	for i := 0; i < len(m); {
 		if m[i] != '"' {
+			if len(out) >= max {
+				return nil, false
+			}
 			out = append(out, m[i])
 			i++
 			continue

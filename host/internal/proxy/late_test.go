@@ -29,6 +29,9 @@ func TestSkeleton(t *testing.T) {
 		{"escape kept whole", `{"t":"` + long[:10] + `\u00e9` + long + `"}`, `{"t":"` + long[:10] + `\u00e9"}`, true},
 		{"UTF-8 not split", `{"t":"` + long[:15] + `é` + long + `"}`, `{"t":"` + long[:15] + `"}`, true},
 		{"quote in key or escape", `{"k\"y":"` + long + `"}`, `{"k\"y":"` + long[:16] + `"}`, true},
+		{"numbers past max", `[` + strings.Repeat("1,", 30) + `1]`, ``, false},
+		{"whitespace past max", `{"a":` + strings.Repeat(" ", 60) + `1}`, ``, false},
+		{"exactly max", `[` + strings.Repeat("1,", 23) + `12]`, `[` + strings.Repeat("1,", 23) + `12]`, true},
 		{"too large", `["` + long[:10] + `","` + long[:10] + `","` + long[:10] + `","` + long[:10] + `"]`, ``, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +160,24 @@ func TestHeadAllowed(t *testing.T) {
 				t.Errorf("headAllowed(%q) = %v, want %v", tt.text, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestSkeletonBoundedBig: a 64 MiB result of numbers, or of a short text
+// padded with whitespace, makes no skeleton (it would be the whole
+// result, stripped in-process with no deadline).
+func TestSkeletonBoundedBig(t *testing.T) {
+	const size = 64 << 20
+	nums := make([]byte, 0, size+64)
+	nums = append(nums, `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":[`...)
+	for len(nums) < size {
+		nums = append(nums, "123456789,"...)
+	}
+	nums = append(nums, "0]}}"...)
+	pad := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]` + strings.Repeat(" ", size) + `}}`)
+	for name, m := range map[string][]byte{"numbers": nums, "whitespace": pad} {
+		if out, ok := skeleton(m, skeletonCut, skeletonMax); ok || len(out) > skeletonMax {
+			t.Errorf("%s: a skeleton of %d bytes (ok %v) from %d", name, len(out), ok, len(m))
+		}
 	}
 }
