@@ -80,10 +80,11 @@ func headAllowed(configPath string) bool {
 // headAnswer is the response to id with only the head of msg's first
 // text block (none unless withHead), and note (a format with the head's
 // length); msg's _meta and isError are kept, the rest of its result is
-// left out.
+// left out. A msg without a result (a JSON-RPC error) is answered with
+// an error, never a success: see errorAnswer.
 func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []byte {
 	var in struct {
-		Result struct {
+		Result *struct {
 			Meta    json.RawMessage `json:"_meta,omitempty"`
 			IsError bool            `json:"isError,omitempty"`
 			Content []struct {
@@ -91,8 +92,12 @@ func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []by
 				Text string `json:"text"`
 			} `json:"content"`
 		} `json:"result"`
+		Error *rpcError `json:"error"`
 	}
 	json.Unmarshal(msg, &in)
+	if in.Result == nil {
+		return errorAnswer(in.Error, id, note, withHead)
+	}
 	head := ""
 	for _, c := range in.Result.Content {
 		if c.Type == "text" && withHead {
@@ -113,6 +118,32 @@ func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []by
 		out["isError"] = true
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": out})
+	return b
+}
+
+// rpcError is the part of a JSON-RPC error the proxy's own shaping keeps.
+type rpcError struct {
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+// errorAnswer is the error response to id for a large JSON-RPC error e
+// (nil when the message had neither result nor error): its code when an
+// integer, else CodeUndecided, and the head of its message (none unless
+// withHead, as for a result) with note. Its data is left out.
+func errorAnswer(e *rpcError, id json.RawMessage, note string, withHead bool) []byte {
+	code := json.RawMessage(strconv.Itoa(CodeUndecided))
+	head := ""
+	if e != nil {
+		if _, err := strconv.ParseInt(string(e.Code), 10, 32); err == nil {
+			code = e.Code
+		}
+		if withHead {
+			head = headOf(e.Message, ownHeadBytes)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": head + sprintfInt(note, len(head))}})
 	return b
 }
 

@@ -181,3 +181,39 @@ func TestSkeletonBoundedBig(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadAnswerError: a large JSON-RPC error shaped by the proxy stays
+// an error (its code, the head of its message, no data), never a success
+// result; a message with neither becomes a generic error.
+func TestHeadAnswerError(t *testing.T) {
+	long := strings.Repeat("0123456789abcde\\n", 100)
+	for _, tt := range []struct {
+		name, msg, wantMsg string
+		code               int
+		withHead           bool
+	}{
+		{"error with head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `","data":"` + long + `"}}`,
+			strings.Repeat("0123456789abcde\n", 63) + "0123456789abcde [note 1023]", -32000, true},
+		{"error without head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `"}}`, " [note 0]", -32000, false},
+		{"odd code", `{"jsonrpc":"2.0","id":"a","error":{"code":"x","message":"m"}}`, "m [note 1]", CodeUndecided, true},
+		{"null result", `{"jsonrpc":"2.0","id":"a","result":null}`, " [note 0]", CodeUndecided, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := headAnswer([]byte(tt.msg), json.RawMessage(`"a"`), " [note %d]", tt.withHead)
+			var got struct {
+				ID     string
+				Result json.RawMessage
+				Error  map[string]any
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != "a" || got.Result != nil || got.Error == nil || len(got.Error) != 2 {
+				t.Fatalf("headAnswer(%.80s) = %.300s", tt.msg, out)
+			}
+			if got.Error["code"] != float64(tt.code) || got.Error["message"] != tt.wantMsg {
+				t.Errorf("error %v %q, want %d %q", got.Error["code"], got.Error["message"], tt.code, tt.wantMsg)
+			}
+		})
+	}
+}
