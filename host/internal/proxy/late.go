@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
@@ -22,10 +23,11 @@ import (
 // The plugin's strip decision on the skeleton captures the next token
 // and hides every copy of the current one; the head is cut from what it
 // returns, so a copy of the token further into the text never reaches
-// the client. A decision that ran past its deadline in the daemon is
-// finished there (the event stored whole, under the key the plugin
-// derives from the request's id), so the note points at that event;
-// meanwhile the proxy decides in-process (decider: busyFor).
+// the client. A decision that ran past its deadline is finished under
+// the same request id (finishLate: the daemon joins a run under way,
+// or decides one it dropped while queued), the event stored whole under
+// the key the plugin derives from that id, so the note points at that
+// event; meanwhile the proxy decides in-process (decider: busyFor).
 
 // ownShapeMin is the size from which a result whose decision failed is
 // shaped by the proxy rather than passed on whole (token stripped).
@@ -262,4 +264,15 @@ func stringCut(m []byte, open, cut int) int {
 		}
 	}
 	return last
+}
+
+// finishLate sees the late decision reqID on result m through to its
+// end in the background (decider.Finish), so that the event a pointer
+// names is stored, once, even when the daemon dropped the run while it
+// was queued behind others.
+func (p *proxy) finishLate(reqID string, m, request []byte) {
+	payload := proxyPayload(p.o.Session, p.o.Name, p.upID, m, request)
+	if err := p.dec.Finish(context.Background(), reqID, abi.HarnessMCPProxy, abi.ProxyResponse, payload); err != nil {
+		p.logf("a tools/call result decided late was not finished (%v); it may not be stored", err)
+	}
 }
