@@ -3,6 +3,7 @@ package daemon
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 )
@@ -54,10 +55,21 @@ func (rs *runs) start(id string) (r *run, joined bool) {
 	return r, false
 }
 
-// finish records a run's answer and ends it.
+// lateKeep is how long a run whose answer nobody took (answered without
+// a decision at its deadline) stays registered after it ends.
+const lateKeep = 2 * time.Minute
+
+// finish records a run's answer and ends it. A run decided past its
+// deadline stays registered for lateKeep: the request asked again under
+// its id (the proxy's, to finish a decision it pointed at) gets this
+// answer rather than a second run storing its events twice.
 func (rs *runs) finish(r *run, a engine.Answer, ok bool) {
-	rs.forget(r)
 	r.answer, r.ok = a, ok
+	if ok && r.claim.Load() == 1 && r.id != "" {
+		time.AfterFunc(lateKeep, func() { rs.forget(r) })
+	} else {
+		rs.forget(r)
+	}
 	close(r.done)
 }
 

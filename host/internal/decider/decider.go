@@ -144,6 +144,41 @@ func (d *Decider) decide(ctx context.Context, id, harness, event string, payload
 	return d.decideLocal(ctx, harness, event, payload, id)
 }
 
+// finishTries bounds how often Finish asks the daemon again while it
+// answers late (each time within MaxDeadline).
+const finishTries = 3
+
+// Finish sees through to its end a decision on a payload named id that
+// the daemon answered late (ErrLate), so that the events it records,
+// which the caller has already pointed at, are stored exactly once. The
+// daemon keys runs by request id: asked again under id, it joins a run
+// still under way (or kept, just ended), or decides once one it dropped
+// while it was queued. A daemon that does not answer at all (ended by
+// its watchdog, say) ran nothing to the end: the payload is decided
+// in-process under id. One that stays late is left to finish alone.
+func (d *Decider) Finish(ctx context.Context, id, harness, event string, payload []byte) error {
+	for try := 0; d.useD && try < finishTries; try++ {
+		env := append(d.environ[:len(d.environ):len(d.environ)], hookproto.EnvRequestID+"="+id,
+			"CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(MaxDeadline.Milliseconds(), 10))
+		a, err := d.daemon.Ask(harness, event, env, payload, MaxDeadline+2*time.Second)
+		switch {
+		case err != nil:
+			d.daemonDown()
+			_, err := d.decideLocal(ctx, harness, event, payload, id)
+			return err
+		case a.Failed == hookproto.NoDecision:
+			continue
+		case a.Failed != "":
+			return errors.New(a.Failed)
+		}
+		return nil
+	}
+	if !d.useD {
+		return nil // in-process decisions run to their end
+	}
+	return ErrLate
+}
+
 // Deadline is how long the daemon may take to decide on a payload of n
 // bytes: a hook's budget (base: CTXHOOK_HOOK_DEADLINE_MS, default 10 s),
 // and a second more per 4 MiB (the floor of 4 MB/s the daemon's

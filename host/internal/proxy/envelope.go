@@ -21,8 +21,10 @@ type envelope struct {
 // forwarding it (a result it asks the plugin about, the plugin checks).
 // When it fails, env holds what it read before (a cut-off answer's id).
 // ok is false when m is not an object, or its id or method are not of
-// their JSON-RPC types; a key with an escape is read as written (no
-// JSON-RPC member name needs one).
+// their JSON-RPC types. A key with an escape is unescaped, as the plugin
+// and encoding/json read it: "i\u0064" is the id, so a server cannot make
+// the proxy read one id (and key its pointer by it) and the plugin
+// another.
 func parseEnvelope(m []byte) (env envelope, ok bool) {
 	i := skipWS(m, 0)
 	if i >= len(m) || m[i] != '{' {
@@ -48,7 +50,10 @@ func parseEnvelope(m []byte) (env envelope, ok bool) {
 		if kEnd < 0 {
 			return env, false
 		}
-		key := string(m[i+1 : kEnd])
+		key, kok := memberName(m[i : kEnd+1])
+		if !kok {
+			return env, false
+		}
 		i = skipWS(m, kEnd+1)
 		if i >= len(m) || m[i] != ':' {
 			return env, false
@@ -151,4 +156,14 @@ func valueEnd(b []byte, i int) int {
 		return -1
 	}
 	return j
+}
+
+// memberName is the JSON string q (quotes included) as a member name:
+// unescaped when it holds an escape. ok is false when it is not a valid
+// JSON string.
+func memberName(q []byte) (name string, ok bool) {
+	if bytes.IndexByte(q, '\\') < 0 {
+		return string(q[1 : len(q)-1]), true
+	}
+	return name, json.Unmarshal(q, &name) == nil
 }

@@ -16,6 +16,7 @@ func FuzzEnvelope(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"a\"b","result":{"content":[{"type":"text","text":"{\"id\":9}"}]}}`,
 		`{"id":null,"method":null}`, `{"method":"\u0074ools/call","id":1e3}`, ` { "id" : [1] , "method" : "x" } `,
 		`{"id":"a\\\\","method":"m\\\"x"}`, `{"id":1,"result":{"text":"\\\\\\\"q\\\\"}}`, `{"id":"\`,
+		`{"id":1,"i\u0064":7,"m\u0065thod":"x"}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -52,4 +53,20 @@ func FuzzEnvelope(f *testing.F) {
 			t.Fatalf("%s: got id %s method %q, want id %s method %q", b, got.ID, got.Method, want.ID, want.Method)
 		}
 	})
+}
+
+// TestEnvelopeEscapedKeys: a member name with an escape is read as the
+// plugin reads it (unescaped), the last of a repeated name winning.
+func TestEnvelopeEscapedKeys(t *testing.T) {
+	for _, tt := range []struct{ in, id, method string }{
+		{`{"i\u0064":7,"method":"x"}`, `7`, "x"},
+		{`{"id":1,"i\u0064":7}`, `7`, ""},
+		{`{"i\u0064":7,"id":1,"m\u0065thod":"tools/call"}`, `1`, "tools/call"},
+		{`{"\u0069\u0064":"a","i\"d":"b"}`, `"a"`, ""},
+	} {
+		env, ok := parseEnvelope([]byte(tt.in))
+		if !ok || string(env.ID) != tt.id || env.Method != tt.method {
+			t.Errorf("parseEnvelope(%s) = %s %q %v, want %s %q", tt.in, env.ID, env.Method, ok, tt.id, tt.method)
+		}
+	}
 }

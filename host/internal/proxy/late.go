@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"hash/fnv"
@@ -22,10 +23,11 @@ import (
 // The plugin's strip decision on the skeleton captures the next token
 // and hides every copy of the current one; the head is cut from what it
 // returns, so a copy of the token further into the text never reaches
-// the client. A decision that ran past its deadline in the daemon is
-// finished there (the event stored whole, under the key the plugin
-// derives from the request's id), so the note points at that event;
-// meanwhile the proxy decides in-process (decider: busyFor).
+// the client. A decision that ran past its deadline is finished under
+// the same request id (finishLate: the daemon joins a run under way,
+// or decides one it dropped while queued), the event stored whole under
+// the key the plugin derives from that id, so the note points at that
+// event; meanwhile the proxy decides in-process (decider: busyFor).
 
 // ownShapeMin is the size from which a result whose decision failed is
 // shaped by the proxy rather than passed on whole (token stripped).
@@ -80,10 +82,11 @@ func headAllowed(configPath string) bool {
 // headAnswer is the response to id with only the head of msg's first
 // text block (none unless withHead), and note (a format with the head's
 // length); msg's _meta and isError are kept, the rest of its result is
-// left out.
+// left out. A msg without a result (a JSON-RPC error) is answered with
+// an error, never a success: see errorAnswer.
 func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []byte {
 	var in struct {
-		Result struct {
+		Result *struct {
 			Meta    json.RawMessage `json:"_meta,omitempty"`
 			IsError bool            `json:"isError,omitempty"`
 			Content []struct {
@@ -91,8 +94,12 @@ func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []by
 				Text string `json:"text"`
 			} `json:"content"`
 		} `json:"result"`
+		Error *rpcError `json:"error"`
 	}
 	json.Unmarshal(msg, &in)
+	if in.Result == nil {
+		return errorAnswer(in.Error, id, note, withHead)
+	}
 	head := ""
 	for _, c := range in.Result.Content {
 		if c.Type == "text" && withHead {
@@ -113,6 +120,32 @@ func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []by
 		out["isError"] = true
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": out})
+	return b
+}
+
+// rpcError is the part of a JSON-RPC error the proxy's own shaping keeps.
+type rpcError struct {
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+// errorAnswer is the error response to id for a large JSON-RPC error e
+// (nil when the message had neither result nor error): its code when an
+// integer, else CodeUndecided, and the head of its message (none unless
+// withHead, as for a result) with note. Its data is left out.
+func errorAnswer(e *rpcError, id json.RawMessage, note string, withHead bool) []byte {
+	code := json.RawMessage(strconv.Itoa(CodeUndecided))
+	head := ""
+	if e != nil {
+		if _, err := strconv.ParseInt(string(e.Code), 10, 32); err == nil {
+			code = e.Code
+		}
+		if withHead {
+			head = headOf(e.Message, ownHeadBytes)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": head + sprintfInt(note, len(head))}})
 	return b
 }
 
@@ -182,11 +215,16 @@ func callArgs(request []byte) string {
 
 // skeleton is the JSON message m with every string longer than cut
 // bytes cut to about cut bytes (at an escape and UTF-8 boundary), or
-// ok false when that is still over max. m is valid JSON.
+// ok false as soon as it would pass max: every byte counts, numbers and
+// whitespace as much as strings, so no message makes a skeleton (or a
+// strip of one) larger than max. m is valid JSON.
 func skeleton(m []byte, cut, max int) (out []byte, ok bool) {
 	out = make([]byte, 0, min(len(m), max))
 	for i := 0; i < len(m); {
 		if m[i] != '"' {
+			if len(out) >= max {
+				return nil, false
+			}
 			out = append(out, m[i])
 			i++
 			continue
@@ -226,4 +264,15 @@ func stringCut(m []byte, open, cut int) int {
 		}
 	}
 	return last
+}
+
+// finishLate sees the late decision reqID on result m through to its
+// end in the background (decider.Finish), so that the event a pointer
+// names is stored, once, even when the daemon dropped the run while it
+// was queued behind others.
+func (p *proxy) finishLate(reqID string, m, request []byte) {
+	payload := proxyPayload(p.o.Session, p.o.Name, p.upID, m, request)
+	if err := p.dec.Finish(context.Background(), reqID, abi.HarnessMCPProxy, abi.ProxyResponse, payload); err != nil {
+		p.logf("a tools/call result decided late was not finished (%v); it may not be stored", err)
+	}
 }

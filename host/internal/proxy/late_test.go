@@ -29,6 +29,9 @@ func TestSkeleton(t *testing.T) {
 		{"escape kept whole", `{"t":"` + long[:10] + `\u00e9` + long + `"}`, `{"t":"` + long[:10] + `\u00e9"}`, true},
 		{"UTF-8 not split", `{"t":"` + long[:15] + `é` + long + `"}`, `{"t":"` + long[:15] + `"}`, true},
 		{"quote in key or escape", `{"k\"y":"` + long + `"}`, `{"k\"y":"` + long[:16] + `"}`, true},
+		{"numbers past max", `[` + strings.Repeat("1,", 30) + `1]`, ``, false},
+		{"whitespace past max", `{"a":` + strings.Repeat(" ", 60) + `1}`, ``, false},
+		{"exactly max", `[` + strings.Repeat("1,", 23) + `12]`, `[` + strings.Repeat("1,", 23) + `12]`, true},
 		{"too large", `["` + long[:10] + `","` + long[:10] + `","` + long[:10] + `","` + long[:10] + `"]`, ``, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,6 +158,61 @@ func TestHeadAllowed(t *testing.T) {
 			}
 			if got := headAllowed(path); got != tt.want {
 				t.Errorf("headAllowed(%q) = %v, want %v", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestSkeletonBoundedBig: a 64 MiB result of numbers, or of a short text
+// padded with whitespace, makes no skeleton (it would be the whole
+// result, stripped in-process with no deadline).
+func TestSkeletonBoundedBig(t *testing.T) {
+	const size = 64 << 20
+	nums := make([]byte, 0, size+64)
+	nums = append(nums, `{"jsonrpc":"2.0","id":1,"result":{"structuredContent":[`...)
+	for len(nums) < size {
+		nums = append(nums, "123456789,"...)
+	}
+	nums = append(nums, "0]}}"...)
+	pad := []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]` + strings.Repeat(" ", size) + `}}`)
+	for name, m := range map[string][]byte{"numbers": nums, "whitespace": pad} {
+		if out, ok := skeleton(m, skeletonCut, skeletonMax); ok || len(out) > skeletonMax {
+			t.Errorf("%s: a skeleton of %d bytes (ok %v) from %d", name, len(out), ok, len(m))
+		}
+	}
+}
+
+// TestHeadAnswerError: a large JSON-RPC error shaped by the proxy stays
+// an error (its code, the head of its message, no data), never a success
+// result; a message with neither becomes a generic error.
+func TestHeadAnswerError(t *testing.T) {
+	long := strings.Repeat("0123456789abcde\\n", 100)
+	for _, tt := range []struct {
+		name, msg, wantMsg string
+		code               int
+		withHead           bool
+	}{
+		{"error with head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `","data":"` + long + `"}}`,
+			strings.Repeat("0123456789abcde\n", 63) + "0123456789abcde [note 1023]", -32000, true},
+		{"error without head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `"}}`, " [note 0]", -32000, false},
+		{"odd code", `{"jsonrpc":"2.0","id":"a","error":{"code":"x","message":"m"}}`, "m [note 1]", CodeUndecided, true},
+		{"null result", `{"jsonrpc":"2.0","id":"a","result":null}`, " [note 0]", CodeUndecided, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := headAnswer([]byte(tt.msg), json.RawMessage(`"a"`), " [note %d]", tt.withHead)
+			var got struct {
+				ID     string
+				Result json.RawMessage
+				Error  map[string]any
+			}
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.ID != "a" || got.Result != nil || got.Error == nil || len(got.Error) != 2 {
+				t.Fatalf("headAnswer(%.80s) = %.300s", tt.msg, out)
+			}
+			if got.Error["code"] != float64(tt.code) || got.Error["message"] != tt.wantMsg {
+				t.Errorf("error %v %q, want %d %q", got.Error["code"], got.Error["message"], tt.code, tt.wantMsg)
 			}
 		})
 	}

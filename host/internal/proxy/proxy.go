@@ -509,6 +509,9 @@ func (p *proxy) respond(m []byte, id, request json.RawMessage) []byte {
 		}
 		return m
 	}
+	if errors.Is(err, decider.ErrLate) {
+		go p.finishLate(reqID, m, request)
+	}
 	if len(m) >= ownShapeMin {
 		p.warnOnce("plugin:late", "no decision on a tools/call result of %d MiB (%v); the client gets its head", len(m)>>20, err)
 		if out, ok := p.shapeOnOwn(m, request, id, reqID, err); ok {
