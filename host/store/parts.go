@@ -38,15 +38,13 @@ import (
 var PartSize = 1 << 20
 
 // TrigramBytes is how much of a body the trigram index covers: its first
-// 64 KiB, what an event's row keeps of a long body (HeadSize). The word
-// index covers all of it. A trigram is a token at every byte: with the
-// first MiB in the trigram index, storing a 1 MiB JSON result took 150-
-// 200 ms of CPU, three quarters of it trigrams, against 41-48 ms with
-// 64 KiB, and the writer fell behind hooks that each brought 1 MiB (the
-// daemon decides one in about 40 ms). Substrings (part of an
-// identifier, a path fragment) are looked for near the top of a
-// response, words anywhere.
-var TrigramBytes int64 = 64 << 10
+// MiB; the word index covers all of it. A trigram is a token at every
+// byte, three quarters of the CPU of storing a 1 MiB result (150-200 ms
+// against 41-48 ms with 64 KiB). A 64 KiB reach was tried and dropped:
+// a substring (part of an identifier glued to other text) in the middle
+// of a 1 MiB result was then not found, and a result must be searchable
+// to its last byte (TestSearchShowBigBodies, TestBigBodies).
+var TrigramBytes int64 = 1 << 20
 
 // Bits of event_parts.indexed: the indexes that hold a part.
 const (
