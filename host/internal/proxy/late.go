@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/decider"
+	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -271,6 +272,7 @@ func stringCut(m []byte, open, cut int) int {
 // names is stored, once, even when the daemon dropped the run while it
 // was queued behind others.
 func (p *proxy) finishLate(reqID string, m, request []byte) {
+	defer memtrim.After(int64(len(m))) // m is held here until the decision ends
 	payload := proxyPayload(p.o.Session, p.o.Name, p.upID, m, request)
 	if err := p.dec.Finish(context.Background(), reqID, abi.HarnessMCPProxy, abi.ProxyResponse, payload); err != nil {
 		p.logf("a tools/call result decided late was not finished (%v); it may not be stored", err)

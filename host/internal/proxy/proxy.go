@@ -424,6 +424,9 @@ func (p *proxy) toServer(m []byte) {
 // result the plugin decides on is checked by the plugin's own parse (a
 // second check cost several ms per MiB of result).
 func (p *proxy) serverLine(line []byte) {
+	// The server's message is the big one: a late result's shaped answer
+	// is small, so trimming only after toClient missed it.
+	defer memtrim.After(int64(len(line)))
 	if line[0] == '[' && !json.Valid(line) {
 		p.garbage(line)
 		return
