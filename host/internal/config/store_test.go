@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxhook/ctxhook/internal/testdir"
 )
 
 func TestLoadStore(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	path := filepath.Join(dir, "config.toml")
 	text := `[store]
 url = "postgres://alice@db.example:5432/ctxhook?sslmode=verify-full"
