@@ -8,7 +8,10 @@
 // host and any third-party Go host can share it without pulling anything in.
 package abi
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"hash/fnv"
+)
 
 // Version is the ABI version this code speaks. Hosts call ExportABIVersion on
 // load and refuse a plugin whose version differs, saying both numbers.
@@ -630,4 +633,25 @@ var DefaultCapturePaths = []string{
 	"_meta.session_token",
 	"structuredContent.session_token",
 	"content.*.text.@json.session_token",
+}
+
+// EventKey names an event from the facts that make it unique, before the
+// store gives it an id: "e" and 16 hex digits of FNV-1a over the parts,
+// each ended by a NUL. The plugin keys what it records with it, and a
+// host that points at an event it has not been told of (the proxy's own
+// shaping of a late result) computes the same key.
+func EventKey(parts ...string) string {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	const hex = "0123456789abcdef"
+	v := h.Sum64()
+	b := []byte("e0000000000000000")
+	for i := 16; i >= 1; i-- {
+		b[i] = hex[v&15]
+		v >>= 4
+	}
+	return string(b)
 }

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "b16d2df99c149b9d26ba9308561d2a0e8582099b4d45b886b42c29a1ea9424a7"
+const SHA256 = "d65e214bb4dd2d45ade9ab24a6934dcf9a385a9b442b47b33e231c8246f3a5ab"

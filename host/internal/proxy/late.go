@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"strconv"
 	"unicode/utf8"
 
@@ -183,21 +182,7 @@ func headOf(text string, max int) string {
 // recorded as (plugin/internal/shape.Key over the session, server,
 // JSON-RPC id, request id and arguments): "e" and 16 hex digits of
 // FNV-1a. TestEventKeyMatchesPlugin checks it against the plugin's own.
-func eventKey(parts ...string) string {
-	h := fnv.New64a()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	const hex = "0123456789abcdef"
-	v := h.Sum64()
-	b := []byte("e0000000000000000")
-	for i := 16; i >= 1; i-- {
-		b[i] = hex[v&15]
-		v >>= 4
-	}
-	return string(b)
-}
+func eventKey(parts ...string) string { return abi.EventKey(parts...) }
 
 // callArgs is a tools/call request's arguments as the plugin keys them:
 // as written, or {} when there are none.

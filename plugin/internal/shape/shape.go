@@ -7,7 +7,6 @@ package shape
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -68,22 +67,8 @@ func Shaped(text string, max int, key string, total int) string {
 }
 
 // Key names an event from the facts that make it unique, before the store
-// gives it an id: "e" and 16 hex digits of FNV-1a.
-func Key(parts ...string) string {
-	h := fnv.New64a()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	const hex = "0123456789abcdef"
-	v := h.Sum64()
-	b := []byte("e0000000000000000")
-	for i := 16; i >= 1; i-- {
-		b[i] = hex[v&15]
-		v >>= 4
-	}
-	return string(b)
-}
+// gives it an id (abi.EventKey, which hosts compute too).
+func Key(parts ...string) string { return abi.EventKey(parts...) }
 
 // CallHash names a call by server, tool and arguments, ignoring the
 // arguments in ignore (the relay's token) and key order, so a repeat of an
