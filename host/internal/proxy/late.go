@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
@@ -259,6 +260,29 @@ func stringCut(m []byte, open, cut int) int {
 		}
 	}
 	return last
+}
+
+// lateWait bounds how long a proxy whose client has left waits for its
+// late decisions to end: one Finish try (decider.MaxDeadline) and a
+// little. A proxy killed meanwhile loses what the daemon had dropped.
+const lateWait = decider.MaxDeadline + 5*time.Second
+
+// awaitLate waits up to max for the late decisions under way, saying
+// so when it takes more than a moment.
+func (p *proxy) awaitLate(max time.Duration) {
+	done := make(chan struct{})
+	go func() { p.late.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(500 * time.Millisecond):
+	}
+	p.logf("the client has left; waiting up to %v for late results to be stored", max)
+	select {
+	case <-done:
+	case <-time.After(max):
+		p.logf("late results were not all stored within %v; a pointer the client got may name no event", max)
+	}
 }
 
 // finishLate sees the late decision reqID on result m through to its
