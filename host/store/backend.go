@@ -25,16 +25,24 @@ var _ Backend = (*Store)(nil)
 
 // EventsAfter returns up to limit events with ids above after, in id
 // order, their bodies whole: what a shipper or `ctxhook store migrate`
-// copies to another store, resuming from the last id it copied.
-func (s *Store) EventsAfter(after int64, limit int) ([]Event, error) {
+// copies to another store, resuming from the last id it copied. Once
+// their stored sizes pass maxBytes no more are taken (the first always
+// is), so a run of big events is copied a few at a time, never all of
+// them in memory at once.
+func (s *Store) EventsAfter(after int64, limit int, maxBytes int64) ([]Event, error) {
 	st, _, err := s.conn.Prepare(`SELECT ` + s.eventCols() + ` FROM events WHERE id > ? ORDER BY id LIMIT ?`)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	bindAll(st, after, int64(limit))
 	var out []Event
+	var total int64
 	for st.Step() {
-		out = append(out, scanEvent(st))
+		e := scanEvent(st)
+		if total += e.ResponseSize + e.TextSize; total > maxBytes && len(out) > 0 {
+			break
+		}
+		out = append(out, e)
 	}
 	err = st.Err()
 	st.Close()

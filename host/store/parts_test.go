@@ -539,7 +539,7 @@ func TestMigrateFromV4(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 6 {
+	if v, _ := s.userVersion(); v != SchemaVersion || SchemaVersion != 7 {
 		t.Fatalf("version %d, schema %d", v, SchemaVersion)
 	}
 	// The retention counts start from the events already there.
@@ -548,6 +548,9 @@ func TestMigrateFromV4(t *testing.T) {
 	}
 	if n, err := s.countOf(`SELECT n FROM event_counts WHERE session = 's'`); n != 1 || err != nil {
 		t.Fatalf("event_counts of s: %d (%v)", n, err)
+	}
+	if n, err := s.countOf(`SELECT last FROM event_ids`); n != 1 || err != nil {
+		t.Fatalf("event_ids %d after migrating a store whose highest id is 1 (%v)", n, err)
 	}
 	check(s)
 	ids, err := s.Apply([]abi.Event{mcpEvent("s", oldBody)}, nil)

@@ -167,3 +167,33 @@ func TestPurgeVacuumGivesSpaceBack(t *testing.T) {
 		t.Errorf("the other connection sees %d events, want 100", stats.Events)
 	}
 }
+
+// TestIDsNotReusedAfterPurge: purging the newest events does not let
+// their ids be given again. The shipper resumes after the highest local
+// id the shared store holds; a reused id would never be shipped.
+func TestIDsNotReusedAfterPurge(t *testing.T) {
+	path := filepath.Join(testdir.New(t), "ids.db")
+	s, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ids, err := s.Apply([]abi.Event{mcpEvent("s1", "first"), mcpEvent("s1", "second"), mcpEvent("s2", "third")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Purge(PurgeFilter{Session: "s2"}, false, false); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(path, Options{}); err != nil { // the highest id is not kept in memory
+		t.Fatal(err)
+	}
+	again, err := s.Apply([]abi.Event{mcpEvent("s3", "fourth")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[0] <= ids[2] {
+		t.Fatalf("after purging id %d, the next event got id %d", ids[2], again[0])
+	}
+}

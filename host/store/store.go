@@ -290,6 +290,19 @@ var migrations = []string{
 		DELETE FROM event_counts WHERE session = old.session AND n <= 0;
 		UPDATE event_total SET n = n - 1;
 	END;`,
+	// The highest event id ever given out. SQLite reuses a deleted
+	// highest rowid (events has no AUTOINCREMENT); the shipper resumes
+	// after the highest local id the shared store holds, so an id given
+	// again after a purge would never be shipped. insertEvents takes the
+	// next id from here; the trigger keeps it for any other insert.
+	`CREATE TABLE event_ids(
+		one INTEGER PRIMARY KEY CHECK (one = 1),
+		last INTEGER NOT NULL
+	);
+	INSERT INTO event_ids VALUES(1, (SELECT coalesce(max(id), 0) FROM events));
+	CREATE TRIGGER events_id_kept AFTER INSERT ON events BEGIN
+		UPDATE event_ids SET last = new.id WHERE new.id > last;
+	END;`,
 }
 
 // SchemaVersion is the user_version a fully migrated store has.
@@ -428,10 +441,12 @@ type eventWriter struct {
 func (s *Store) insertEvents(events []abi.Event) (ids []int64, err error) {
 	w := &eventWriter{s: s}
 	defer w.close()
-	if w.ins, _, err = s.conn.Prepare(`INSERT INTO events(ts_ms, session, harness, hook_event, category, tool, server,
+	// The id is one past the highest ever given (event_ids), never a
+	// purged one again.
+	if w.ins, _, err = s.conn.Prepare(`INSERT INTO events(id, ts_ms, session, harness, hook_event, category, tool, server,
 			tool_use_id, cwd, args, response, text, response_bytes, truncated, redactions, event_key, context_bytes,
 			response_size, text_size, response_parts, text_parts, response_form)
-			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
+			VALUES((SELECT last + 1 FROM event_ids),?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`); err != nil {
 		return nil, err
 	}
 	if w.fts, _, err = s.conn.Prepare(`INSERT INTO events_fts(rowid, tool, server, args, body) VALUES(?,?,?,?,?)`); err != nil {

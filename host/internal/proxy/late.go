@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
@@ -41,8 +42,8 @@ const skeletonCut = 16 << 10
 // makes none, and is stripped whole instead (the earlier path).
 const skeletonMax = 4 << 20
 
-// ownHeadBytes is how much text the proxy's own shaping keeps (the
-// plugin's default head).
+// ownHeadBytes is how much text the proxy's own shaping keeps when the
+// config sets no [shaping] head_bytes (the plugin's default head).
 const ownHeadBytes = abi.DefaultShapeHead
 
 // shapeOnOwn answers a large tools/call result m whose response decision
@@ -68,23 +69,32 @@ func (p *proxy) shapeOnOwn(m, request []byte, id json.RawMessage, reqID string, 
 		note = "\n\n[ctxhook: showing %d of " + strconv.Itoa(len(m)) + " bytes to save context. The full response is stored as event " + key +
 			": call ctxhook's get_event with id \"" + key + "\" (or run `ctxhook show " + key + "`), or search it.]"
 	}
-	return headAnswer(stripped, id, note, headAllowed(p.config)), true
+	return headAnswer(stripped, id, note, headSize(p.config)), true
 }
 
-// headAllowed reports whether the proxy's own shaping may show a head:
-// not with [redact] model on (the strip decision redacts nothing), nor
-// when the config cannot be read in full (the pointer alone, then).
-func headAllowed(configPath string) bool {
+// headSize is how many bytes of head the proxy's own shaping shows: the
+// user's [shaping] head_bytes, as the plugin would keep, up to the
+// skeleton's cut (past it the skeleton holds no more of a long string).
+// It is none with [redact] model on (the strip decision redacts
+// nothing), nor when the config cannot be read in full (the pointer
+// alone, then).
+func headSize(configPath string) int {
 	cfg, err := config.Load(configPath)
-	return err == nil && !cfg.Redact.Model
+	switch {
+	case err != nil || cfg.Redact.Model:
+		return 0
+	case cfg.Shaping.HeadBytes > 0:
+		return min(cfg.Shaping.HeadBytes, skeletonCut)
+	}
+	return ownHeadBytes
 }
 
-// headAnswer is the response to id with only the head of msg's first
-// text block (none unless withHead), and note (a format with the head's
+// headAnswer is the response to id with only the head (up to headMax
+// bytes) of msg's first text block, and note (a format with the head's
 // length); msg's _meta and isError are kept, the rest of its result is
 // left out. A msg without a result (a JSON-RPC error) is answered with
 // an error, never a success: see errorAnswer.
-func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []byte {
+func headAnswer(msg []byte, id json.RawMessage, note string, headMax int) []byte {
 	var in struct {
 		Result *struct {
 			Meta    json.RawMessage `json:"_meta,omitempty"`
@@ -98,12 +108,12 @@ func headAnswer(msg []byte, id json.RawMessage, note string, withHead bool) []by
 	}
 	json.Unmarshal(msg, &in)
 	if in.Result == nil {
-		return errorAnswer(in.Error, id, note, withHead)
+		return errorAnswer(in.Error, id, note, headMax)
 	}
 	head := ""
 	for _, c := range in.Result.Content {
-		if c.Type == "text" && withHead {
-			head = headOf(c.Text, ownHeadBytes)
+		if c.Type == "text" && headMax > 0 {
+			head = headOf(c.Text, headMax)
 			break
 		}
 	}
@@ -131,17 +141,17 @@ type rpcError struct {
 
 // errorAnswer is the error response to id for a large JSON-RPC error e
 // (nil when the message had neither result nor error): its code when an
-// integer, else CodeUndecided, and the head of its message (none unless
-// withHead, as for a result) with note. Its data is left out.
-func errorAnswer(e *rpcError, id json.RawMessage, note string, withHead bool) []byte {
+// integer, else CodeUndecided, and the head of its message (up to
+// headMax bytes, as for a result) with note. Its data is left out.
+func errorAnswer(e *rpcError, id json.RawMessage, note string, headMax int) []byte {
 	code := json.RawMessage(strconv.Itoa(CodeUndecided))
 	head := ""
 	if e != nil {
 		if _, err := strconv.ParseInt(string(e.Code), 10, 32); err == nil {
 			code = e.Code
 		}
-		if withHead {
-			head = headOf(e.Message, ownHeadBytes)
+		if headMax > 0 {
+			head = headOf(e.Message, headMax)
 		}
 	}
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
@@ -250,6 +260,29 @@ func stringCut(m []byte, open, cut int) int {
 		}
 	}
 	return last
+}
+
+// lateWait bounds how long a proxy whose client has left waits for its
+// late decisions to end: one Finish try (decider.MaxDeadline) and a
+// little. A proxy killed meanwhile loses what the daemon had dropped.
+const lateWait = decider.MaxDeadline + 5*time.Second
+
+// awaitLate waits up to max for the late decisions under way, saying
+// so when it takes more than a moment.
+func (p *proxy) awaitLate(max time.Duration) {
+	done := make(chan struct{})
+	go func() { p.late.Wait(); close(done) }()
+	select {
+	case <-done:
+		return
+	case <-time.After(500 * time.Millisecond):
+	}
+	p.logf("the client has left; waiting up to %v for late results to be stored", max)
+	select {
+	case <-done:
+	case <-time.After(max):
+		p.logf("late results were not all stored within %v; a pointer the client got may name no event", max)
+	}
 }
 
 // finishLate sees the late decision reqID on result m through to its

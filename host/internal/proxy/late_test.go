@@ -112,10 +112,10 @@ func TestEventKeyMatchesPlugin(t *testing.T) {
 func TestHeadAnswer(t *testing.T) {
 	msg := []byte(`{"jsonrpc":"2.0","id":"a","result":{"_meta":{"session_token":"[session token held by ctxhook]"},"isError":true,"extra":"x",` +
 		`"content":[{"type":"image","data":"AAAA"},{"type":"text","text":"` + strings.Repeat("0123456789abcde\\n", 100) + `"}]}}`)
-	if out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", false); !strings.Contains(string(out), `"text":" [note 0]"`) {
+	if out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", 0); !strings.Contains(string(out), `"text":" [note 0]"`) {
 		t.Errorf("headAnswer without a head: %s", out)
 	}
-	out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", true)
+	out := headAnswer(msg, json.RawMessage(`"a"`), " [note %d]", ownHeadBytes)
 	var got struct {
 		ID     string
 		Result struct {
@@ -137,27 +137,30 @@ func TestHeadAnswer(t *testing.T) {
 	}
 }
 
-// TestHeadAllowed: the proxy's own shaping shows no head with [redact]
-// model on, its strip decision having redacted nothing, nor when the
+// TestHeadSize: the proxy's own shaping shows the user's head_bytes
+// (bounded by the skeleton's cut), the default without one, and no head
+// with [redact] model on (its strip decision redacts nothing) or when the
 // config has an error.
-func TestHeadAllowed(t *testing.T) {
+func TestHeadSize(t *testing.T) {
 	dir := t.TempDir()
 	for _, tt := range []struct {
 		name, text string
-		want       bool
+		want       int
 	}{
-		{"no config", "", true},
-		{"model off", "[redact]\nmodel = false\n", true},
-		{"model on", "[redact]\nmodel = true\n", false},
-		{"an error", "[redact]\nmodel = \"yes\"\n", false},
+		{"no config", "", ownHeadBytes},
+		{"model off", "[redact]\nmodel = false\n", ownHeadBytes},
+		{"head bytes", "[shaping]\nhead_bytes = 300\n", 300},
+		{"huge head", "[shaping]\nhead_bytes = 100000000\n", skeletonCut},
+		{"model on", "[redact]\nmodel = true\n", 0},
+		{"an error", "[redact]\nmodel = \"yes\"\n", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".toml")
 			if tt.text != "" {
 				os.WriteFile(path, []byte(tt.text), 0o600)
 			}
-			if got := headAllowed(path); got != tt.want {
-				t.Errorf("headAllowed(%q) = %v, want %v", tt.text, got, tt.want)
+			if got := headSize(path); got != tt.want {
+				t.Errorf("headSize(%q) = %d, want %d", tt.text, got, tt.want)
 			}
 		})
 	}
@@ -190,16 +193,16 @@ func TestHeadAnswerError(t *testing.T) {
 	for _, tt := range []struct {
 		name, msg, wantMsg string
 		code               int
-		withHead           bool
+		headMax            int
 	}{
 		{"error with head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `","data":"` + long + `"}}`,
-			strings.Repeat("0123456789abcde\n", 63) + "0123456789abcde [note 1023]", -32000, true},
-		{"error without head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `"}}`, " [note 0]", -32000, false},
-		{"odd code", `{"jsonrpc":"2.0","id":"a","error":{"code":"x","message":"m"}}`, "m [note 1]", CodeUndecided, true},
-		{"null result", `{"jsonrpc":"2.0","id":"a","result":null}`, " [note 0]", CodeUndecided, true},
+			strings.Repeat("0123456789abcde\n", 63) + "0123456789abcde [note 1023]", -32000, ownHeadBytes},
+		{"error without head", `{"jsonrpc":"2.0","id":"a","error":{"code":-32000,"message":"` + long + `"}}`, " [note 0]", -32000, 0},
+		{"odd code", `{"jsonrpc":"2.0","id":"a","error":{"code":"x","message":"m"}}`, "m [note 1]", CodeUndecided, ownHeadBytes},
+		{"null result", `{"jsonrpc":"2.0","id":"a","result":null}`, " [note 0]", CodeUndecided, ownHeadBytes},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out := headAnswer([]byte(tt.msg), json.RawMessage(`"a"`), " [note %d]", tt.withHead)
+			out := headAnswer([]byte(tt.msg), json.RawMessage(`"a"`), " [note %d]", tt.headMax)
 			var got struct {
 				ID     string
 				Result json.RawMessage

@@ -112,6 +112,10 @@ type proxy struct {
 	upID   string
 	warned map[string]bool
 	config string // config.toml's path
+	// late counts the late decisions still being finished (finishLate):
+	// the proxy waits for them before it exits, or the event a pointer
+	// it gave the client names might never be stored.
+	late sync.WaitGroup
 }
 
 // Run proxies until the client closes stdin. It returns the exit code.
@@ -148,6 +152,7 @@ func Run(ctx context.Context, o Options) int {
 	p.fromClient(in)
 	runtime.KeepAlive(in) // its finalizer would close the client's stdin
 	p.up.close()
+	p.awaitLate(lateWait)
 	return 0
 }
 
@@ -513,7 +518,11 @@ func (p *proxy) respond(m []byte, id, request json.RawMessage) []byte {
 		return m
 	}
 	if errors.Is(err, decider.ErrLate) {
-		go p.finishLate(reqID, m, request)
+		p.late.Add(1)
+		go func() {
+			defer p.late.Done()
+			p.finishLate(reqID, m, request)
+		}()
 	}
 	if len(m) >= ownShapeMin {
 		p.warnOnce("plugin:late", "no decision on a tools/call result of %d MiB (%v); the client gets its head", len(m)>>20, err)

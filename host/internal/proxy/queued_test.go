@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestLateFinished: a decision the daemon answers late is finished
@@ -135,5 +137,51 @@ func eventsFound(t *testing.T, home, marker string, wait time.Duration) int {
 		if time.Now().After(end) {
 			return 0
 		}
+	}
+}
+
+// TestLateStoredAfterClientLeaves: a 2 MiB result's decision is queued
+// behind a slow one in the daemon's only instance, so it is late and
+// the client gets the proxy's pointer; the client then leaves at once.
+// The proxy waits for the decision it is finishing before it exits, so
+// the event the pointer names is stored, once. Without the wait the
+// daemon has dropped the queued run and nothing stores it.
+func TestLateStoredAfterClientLeaves(t *testing.T) {
+	wasm := faultyWasm(t)
+	f := connectWith(t, []string{"--timeout", "120s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]},
+		[]string{"CTXHOOK_NO_DAEMON=", "CTXHOOK_TEST_PLUGIN=" + wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=120000", "CTXHOOK_HOOK_DEADLINE_MS=1500"})
+	t.Cleanup(func() { stopDaemons(t, f.home) })
+	waitDaemon(t, f.home)
+	if r, err := f.call(t, "start_session", map[string]any{}); err != nil || r.IsError {
+		t.Fatalf("start_session: %v %s", err, text(r))
+	}
+	var slow sync.WaitGroup
+	defer slow.Wait()
+	slow.Add(1)
+	go func() { defer slow.Done(); occupyDaemon(t, f.home, 0) }()
+	time.Sleep(300 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	r, err := f.session.CallTool(ctx, &mcp.CallToolParams{Name: "step", Arguments: map[string]any{"n": 1, "issues": 2 << 20}})
+	if err != nil || r.IsError {
+		t.Fatalf("the queued step: %v %.300s\nstderr: %s", err, text(r), f.stderr)
+	}
+	if !regexp.MustCompile(`stored as event e[0-9a-f]{16}`).MatchString(text(r)) {
+		t.Fatalf("want the proxy's pointer, got %.600s\nstderr: %s", text(r), f.stderr)
+	}
+	f.closed = true
+	f.session.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- f.proc.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(100 * time.Second): // the proxy waits up to 65 s
+		f.proc.Process.Kill()
+		t.Fatalf("the proxy did not exit after its client left\nstderr: %s", f.stderr)
+	}
+	// The daemon took the decision before the proxy exited; its writer
+	// stores the event a moment later.
+	if n := eventsFound(t, f.home, "step1", 60*time.Second); n != 1 {
+		t.Fatalf("%d events hold the late result after the proxy exited, want 1\nstderr: %s", n, f.stderr)
 	}
 }

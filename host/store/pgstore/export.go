@@ -12,7 +12,8 @@ import (
 // OwnEventsAfter returns up to limit of the user's own events with ids
 // above after, in id order, bodies whole: what `ctxhook store migrate`
 // copies back into a local file (a teammate's shared events stay theirs).
-func (s *Store) OwnEventsAfter(after int64, limit int) ([]store.Event, error) {
+// Once their sizes pass maxBytes no more are read (the first always is).
+func (s *Store) OwnEventsAfter(after int64, limit int, maxBytes int64) ([]store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_events
@@ -22,12 +23,16 @@ func (s *Store) OwnEventsAfter(after int64, limit int) ([]store.Event, error) {
 	}
 	defer rows.Close()
 	var out []store.Event
+	var total int64
 	for rows.Next() {
 		e, err := scanEvent(rows, false)
 		if err != nil {
 			return nil, fmt.Errorf("pgstore: %w", err)
 		}
 		e.ResponseParts, e.TextParts = 0, 0
+		if total += int64(len(e.Response) + len(e.Text)); total > maxBytes && len(out) > 0 {
+			break
+		}
 		out = append(out, e)
 	}
 	return out, rows.Err()
@@ -53,7 +58,7 @@ func (s *Store) CopyOut(ctx context.Context, local *store.Store, where string, p
 	name := MigrateTally(where)
 	cursor, copied := st.Tallies[name], int64(0)
 	for ctx.Err() == nil {
-		events, err := s.OwnEventsAfter(cursor, ShipBatch)
+		events, err := s.OwnEventsAfter(cursor, ShipBatch, ShipBatchBytes)
 		if err != nil || len(events) == 0 {
 			return copied, err
 		}

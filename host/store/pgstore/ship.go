@@ -9,8 +9,14 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// ShipBatch is how many events one shipping transaction carries.
-var ShipBatch = 200
+// ShipBatch is how many events one shipping transaction carries, and
+// ShipBatchBytes about how many bytes of bodies (one event may be more):
+// a batch is held in memory whole, and a big one must not make each try
+// run out its time and be tried again for ever.
+var (
+	ShipBatch            = 200
+	ShipBatchBytes int64 = 16 << 20
+)
 
 // Shipped says what one Ship moved.
 type Shipped struct {
@@ -46,7 +52,7 @@ func (s *Store) Ship(ctx context.Context, local *store.Store, progress func(Ship
 		return out, err
 	}
 	for ctx.Err() == nil {
-		events, err := local.EventsAfter(cursor, ShipBatch)
+		events, err := local.EventsAfter(cursor, ShipBatch, ShipBatchBytes)
 		if err != nil {
 			return out, err
 		}
@@ -68,10 +74,21 @@ func (s *Store) Ship(ctx context.Context, local *store.Store, progress func(Ship
 	return out, err
 }
 
+// batchTimeout is how long one batch may take: the connection's timeout,
+// 50 ms an event, and a second a MiB (the database indexes every word),
+// so that a batch of big events is not cut off on each try.
+func batchTimeout(base time.Duration, events []store.Event) time.Duration {
+	var size int
+	for _, e := range events {
+		size += len(e.Response) + len(e.Text) + len(e.Args)
+	}
+	return base + time.Duration(len(events))*50*time.Millisecond + time.Duration(size>>20)*time.Second
+}
+
 // shipBatch inserts events in one transaction and one round trip, each
 // under its local id.
 func (s *Store) shipBatch(ctx context.Context, events []store.Event) (n, skipped, bytes int64, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.Timeout+time.Duration(len(events))*50*time.Millisecond)
+	ctx, cancel := context.WithTimeout(ctx, batchTimeout(s.opts.Timeout, events))
 	defer cancel()
 	err = pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
 		n, skipped, bytes = 0, 0, 0

@@ -51,7 +51,7 @@ func TestShipExactlyOnce(t *testing.T) {
 	if got, err = remote.Ship(ctx, local, nil); err != nil || got.Events != 0 {
 		t.Fatalf("second ship: %+v %v", got, err)
 	}
-	first, _ := local.EventsAfter(0, 10)
+	first, _ := local.EventsAfter(0, 10, ShipBatchBytes)
 	if n, skipped, _, err := remote.shipBatch(ctx, first); err != nil || n != 0 || skipped != 10 {
 		t.Fatalf("retried batch: %d new, %d skipped, %v", n, skipped, err)
 	}
