@@ -107,9 +107,9 @@ type metrics struct {
 	// found (in the results at all): how good the snippets are, apart
 	// from how good the ranking is.
 	SnippetOfHits float64 `json:"snippet_holds_fact_of_hits"`
-	None    float64 `json:"no_result"`
-	P50MS   float64 `json:"p50_ms"`
-	P99MS   float64 `json:"p99_ms"`
+	None          float64 `json:"no_result"`
+	P50MS         float64 `json:"p50_ms"`
+	P99MS         float64 `json:"p99_ms"`
 }
 
 func measure(os []outcome) metrics {
