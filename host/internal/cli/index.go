@@ -23,7 +23,7 @@ import (
 const quietFor = 5 * time.Minute
 
 // indexFormats are the formats --format accepts.
-var indexFormats = []string{"claude-code", "codex", "copilot", "droid", "gemini", "qwen", "pi"}
+var indexFormats = transcripts.FileFormats()
 
 // indexRun is one `ctxhook index`: what it was asked, and what it opened.
 type indexRun struct {

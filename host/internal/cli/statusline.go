@@ -48,8 +48,9 @@ func runStatusline(ctx context.Context, env Env, args []string) int {
 		fmt.Fprintln(env.Stdout, "ctxhook · "+err.Error())
 		return 0
 	}
-	if firing.SessionQuiet(firing.Dir(p.Data), "claude-code", id, transcript, time.Now()) {
-		fmt.Fprintln(env.Stdout, "ctxhook · hooks silent in this session: run 'ctxhook doctor claude-code'")
+	// The status line is Claude Code's (its statusLine setting).
+	if firing.SessionQuiet(firing.Dir(p.Data), abi.HarnessClaudeCode, id, transcript, time.Now()) {
+		fmt.Fprintln(env.Stdout, "ctxhook · hooks silent in this session: run 'ctxhook doctor "+abi.HarnessClaudeCode+"'")
 		return 0
 	}
 	const unreadable = "ctxhook · store unreadable ('ctxhook doctor <harness>' says why)"

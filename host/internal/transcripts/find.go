@@ -143,3 +143,16 @@ func FormatOf(path string) string {
 	}
 	return "claude-code"
 }
+
+// FileFormats are the formats of the sources that are files, in the
+// order Sources lists them: what `ctxhook index --format` accepts for
+// files named on its command line.
+func FileFormats() []string {
+	var out []string
+	for _, s := range Sources("", func(string) string { return "" }) {
+		if !s.DB {
+			out = append(out, s.Format)
+		}
+	}
+	return out
+}

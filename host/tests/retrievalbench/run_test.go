@@ -98,3 +98,15 @@ func TestOpenBaseline(t *testing.T) {
 		t.Fatalf("empty: %v, %v", e, err)
 	}
 }
+
+// TestSnippetOfHits: "of hits" counts only the questions whose facts
+// were all found; the plain column counts every question.
+func TestSnippetOfHits(t *testing.T) {
+	m := measure([]outcome{{rank: 1, snippet: true}, {rank: 2}, {rank: 0, none: true}})
+	if m.Snippet != 1.0/3 || m.SnippetOfHits != 0.5 {
+		t.Errorf("snippet %.2f, of hits %.2f; want 0.33 and 0.50", m.Snippet, m.SnippetOfHits)
+	}
+	if m := measure([]outcome{{rank: 0}}); m.SnippetOfHits != 0 {
+		t.Errorf("no hits: of hits %.2f, want 0", m.SnippetOfHits)
+	}
+}
