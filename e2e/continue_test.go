@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ContinueVersion is the pinned Continue CLI (`cn`) release. Its hooks
+// have no caller, so nothing fires: ctxhook reaches it through the
+// proxy only.
+const ContinueVersion = "1.5.47"
+
+// continueRun is one headless `cn -p` run against the fake model.
+type continueRun struct {
+	*clientRun
+	Ctxhook string
+	Env     []string
+	Out     string
+}
+
+// runContinue runs Continue CLI once through a 20-step workflow whose
+// server rotates its token in result _meta only. With viaProxy the
+// server runs behind `ctxhook proxy`; without it, as Continue would run
+// it alone.
+func runContinue(t *testing.T, viaProxy bool) *continueRun {
+	t.Helper()
+	cn := npmInstall(t, "@continuedev/cli", ContinueVersion, "cn")
+	ctxhook, testmcp := binaries(t)
+	r := &continueRun{clientRun: newClientRun(t, workflowScript(20, map[int]string{10: "CVX-5909"})), Ctxhook: ctxhook}
+	cfgDir := filepath.Join(r.Home, ".config", "ctxhook")
+	os.MkdirAll(cfgDir, 0o700)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[servers.workflow]\nrelay = true\nproxy = true\n\n[servers.tickets]\nproxy = true\n"), 0o600)
+	servers := map[string][]string{
+		"workflow": {testmcp, "-mode", "workflow", "-meta-only"},
+		"tickets":  {testmcp, "-mode", "tickets", "-large"},
+	}
+	if viaProxy {
+		for name, argv := range servers {
+			servers[name] = append([]string{ctxhook, "proxy", "--name", name, "--"}, argv...)
+		}
+	}
+	config := continueConfig(r.Model.URL, servers, r.MCPLog)
+	configPath := filepath.Join(r.Home, ".continue", "config.yaml")
+	os.MkdirAll(filepath.Dir(configPath), 0o700)
+	if err := os.WriteFile(configPath, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// CONTINUE_GLOBAL_DIR keeps its sessions and logs in the test's HOME;
+	// telemetry off (it would be the only traffic off the machine).
+	r.Env = isolatedEnv(r.Home, "CONTINUE_GLOBAL_DIR="+filepath.Join(r.Home, ".continue"),
+		"CONTINUE_METRICS_ENABLED=0", "CONTINUE_CLI_ENABLE_TELEMETRY=0", "NO_COLOR=1", "FORCE_NO_TTY=1")
+	out, errs, err := run(t, 4*time.Minute, r.Env, r.Project, []byte{}, cn,
+		"-p", "Run the deploy-payments workflow to the end.", "--config", configPath)
+	if err != nil || !strings.Contains(out, "FINAL_ANSWER") {
+		t.Fatalf("cn: %v\nstdout: %s\nstderr: %s", err, tail(out, 3000), tail(errs, 3000))
+	}
+	r.Out = out
+	return r
+}
+
+// continueConfig is a Continue config.yaml: one OpenAI-compatible model at
+// the fake model's address, and the MCP servers (name: argv), in a
+// stable order.
+func continueConfig(modelURL string, servers map[string][]string, mcpLog string) string {
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) } // JSON strings are YAML strings
+	var b strings.Builder
+	fmt.Fprintf(&b, `name: ctxhook-e2e
+version: 0.0.1
+schema: v1
+models:
+  - name: fake
+    provider: openai
+    model: fake-model
+    apiBase: %s
+    apiKey: sk-fake-offline-key
+    roles: [chat]
+    capabilities: [tool_use]
+mcpServers:
+`, q(modelURL+"/v1"))
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		var args []string
+		for _, a := range servers[name][1:] {
+			args = append(args, q(a))
+		}
+		fmt.Fprintf(&b, "  - name: %s\n    command: %s\n    args: [%s]\n    env:\n      TESTMCP_LOG: %s\n",
+			name, q(servers[name][0]), strings.Join(args, ", "), q(mcpLog))
+	}
+	return b.String()
+}
+
+// TestContinueCLIProxy: Continue CLI runs a 20-step workflow through
+// ctxhook proxy. Every step reached the server with the token the
+// previous call issued (the model sent none), Continue and the model
+// never saw a token, ctxhook search finds the steps, and no planted
+// secret is in ctxhook's files.
+func TestContinueCLIProxy(t *testing.T) {
+	requireE2E(t)
+	r := runContinue(t, true)
+	checkRelayChain(t, readToolCalls(t, r.MCPLog), 22)
+	checkShaped(t, r.Model)
+	checkModelNeverSentToken(t, r.Model, chatToolArgs("step"))
+	for _, req := range r.Model.Requests() {
+		if strings.Contains(string(req), "wfs_") {
+			t.Fatalf("a request to the model contains a session token")
+		}
+	}
+	// Continue keeps its sessions under its global directory: no token
+	// reached it.
+	sawStep := false
+	for _, f := range filesUnder(t, filepath.Join(r.Home, ".continue")) {
+		b, _ := os.ReadFile(f)
+		if strings.Contains(string(b), "wfs_") {
+			t.Errorf("%s holds a session token", f)
+		}
+		sawStep = sawStep || strings.Contains(string(b), "WF-STEP-020")
+	}
+	if !sawStep {
+		t.Errorf("no file of Continue's holds the last step's result: the check above proved nothing")
+	}
+	for _, n := range []int{1, 7, 20} {
+		out, errs, err := run(t, time.Minute, r.Env, r.Project, nil, r.Ctxhook, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
+		if err != nil || !strings.Contains(out, `"tool": "mcp__workflow__step"`) {
+			t.Errorf("search WF-STEP-%03d: %v %s %s", n, err, out, errs)
+		}
+	}
+	checkSecrets(t, ctxhookFiles(t, r.Home))
+}
+
+// TestContinueCLIWithoutProxy: the same run with the server not wrapped.
+// Continue has no hook that could carry the token, so no step reaches the
+// server with it and every one is refused: what TestContinueCLIProxy
+// checks is the proxy's doing.
+func TestContinueCLIWithoutProxy(t *testing.T) {
+	requireE2E(t)
+	r := runContinue(t, false)
+	calls := readToolCalls(t, r.MCPLog)
+	steps, refused := 0, 0
+	for _, c := range calls {
+		if c.Name != "step" {
+			continue
+		}
+		steps++
+		if tok, _ := c.Args["session_token"].(string); tok != "" {
+			t.Errorf("a step reached the server with a token, with no proxy to put it there")
+		}
+		if c.Result.IsError {
+			refused++
+		}
+	}
+	if steps == 0 || refused != steps {
+		t.Errorf("%d of %d steps refused: want every one, the relay needs the proxy", refused, steps)
+	}
+}
