@@ -112,17 +112,21 @@ func TestContinueCLIProxy(t *testing.T) {
 		}
 	}
 	// Continue keeps its sessions under its global directory: no token
-	// reached it.
-	sawStep := false
+	// reached it, and the ticket only as its shaped head.
+	sawStep, sawPointer := false, false
 	for _, f := range filesUnder(t, filepath.Join(r.Home, ".continue")) {
 		b, _ := os.ReadFile(f)
 		if strings.Contains(string(b), "wfs_") {
 			t.Errorf("%s holds a session token", f)
 		}
+		if strings.Contains(string(b), "FACT CVX-5909") {
+			t.Errorf("%s holds the ticket past its head", f)
+		}
 		sawStep = sawStep || strings.Contains(string(b), "WF-STEP-020")
+		sawPointer = sawPointer || strings.Contains(string(b), "The full response is stored as event e")
 	}
-	if !sawStep {
-		t.Errorf("no file of Continue's holds the last step's result: the check above proved nothing")
+	if !sawStep || !sawPointer {
+		t.Errorf("Continue's files hold the last step's result: %v, the shaped ticket: %v; the checks above proved nothing", sawStep, sawPointer)
 	}
 	for _, n := range []int{1, 7, 20} {
 		out, errs, err := run(t, time.Minute, r.Env, r.Project, nil, r.Ctxhook, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
