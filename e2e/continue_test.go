@@ -26,10 +26,10 @@ type continueRun struct {
 }
 
 // runContinue runs Continue CLI once through a 20-step workflow whose
-// server rotates its token in result _meta only. With viaProxy the
-// server runs behind `ctxhook proxy`; without it, as Continue would run
-// it alone.
-func runContinue(t *testing.T, viaProxy bool) *continueRun {
+// server rotates its token in result _meta (with inText, in the text the
+// model reads too). With viaProxy the servers run behind `ctxhook
+// proxy`; without it, as Continue would run them alone.
+func runContinue(t *testing.T, viaProxy, inText bool) *continueRun {
 	t.Helper()
 	cn := npmInstall(t, "@continuedev/cli", ContinueVersion, "cn")
 	ctxhook, testmcp := binaries(t)
@@ -40,6 +40,9 @@ func runContinue(t *testing.T, viaProxy bool) *continueRun {
 	servers := map[string][]string{
 		"workflow": {testmcp, "-mode", "workflow", "-meta-only"},
 		"tickets":  {testmcp, "-mode", "tickets", "-large"},
+	}
+	if inText {
+		servers["workflow"] = servers["workflow"][:3]
 	}
 	if viaProxy {
 		for name, argv := range servers {
@@ -102,17 +105,53 @@ mcpServers:
 // secret is in ctxhook's files.
 func TestContinueCLIProxy(t *testing.T) {
 	requireE2E(t)
-	r := runContinue(t, true)
+	r := runContinue(t, true, false)
 	checkRelayChain(t, readToolCalls(t, r.MCPLog), 22)
 	checkShaped(t, r.Model)
 	checkModelNeverSentToken(t, r.Model, chatToolArgs("step"))
+	checkContinueNeverSawToken(t, r)
+	for _, n := range []int{1, 7, 20} {
+		out, errs, err := run(t, time.Minute, r.Env, r.Project, nil, r.Ctxhook, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
+		if err != nil || !strings.Contains(out, `"tool": "mcp__workflow__step"`) {
+			t.Errorf("search WF-STEP-%03d: %v %s %s", n, err, out, errs)
+		}
+	}
+	checkSecrets(t, ctxhookFiles(t, r.Home))
+}
+
+// TestContinueCLIProxyTokenInText: a server that also writes its token
+// into the text the model reads (where the model could retype it, and
+// Continue would keep it in its sessions). Through the proxy the text
+// reaches Continue with a placeholder in its place: neither the model's
+// requests nor Continue's files hold a token, and the relay holds.
+func TestContinueCLIProxyTokenInText(t *testing.T) {
+	requireE2E(t)
+	r := runContinue(t, true, true)
+	calls := readToolCalls(t, r.MCPLog)
+	checkRelayChain(t, calls, 22)
+	if last := calls[len(calls)-1].Result.Content; len(last) == 0 || !strings.Contains(last[0].Text, "wfs_") {
+		t.Fatalf("the server did not put its token in the text: the test proves nothing")
+	}
+	checkContinueNeverSawToken(t, r)
+	placeholder := false
+	for _, req := range r.Model.Requests() {
+		placeholder = placeholder || strings.Contains(string(req), "[session token held by ctxhook]")
+	}
+	if !placeholder {
+		t.Errorf("no request to the model carried the placeholder in the token's place")
+	}
+}
+
+// checkContinueNeverSawToken: no request to the model and no file of
+// Continue's (its sessions under its global directory) holds a token,
+// and they hold the ticket only as its shaped head.
+func checkContinueNeverSawToken(t *testing.T, r *continueRun) {
+	t.Helper()
 	for _, req := range r.Model.Requests() {
 		if strings.Contains(string(req), "wfs_") {
 			t.Fatalf("a request to the model contains a session token")
 		}
 	}
-	// Continue keeps its sessions under its global directory: no token
-	// reached it, and the ticket only as its shaped head.
 	sawStep, sawPointer := false, false
 	for _, f := range filesUnder(t, filepath.Join(r.Home, ".continue")) {
 		b, _ := os.ReadFile(f)
@@ -128,22 +167,17 @@ func TestContinueCLIProxy(t *testing.T) {
 	if !sawStep || !sawPointer {
 		t.Errorf("Continue's files hold the last step's result: %v, the shaped ticket: %v; the checks above proved nothing", sawStep, sawPointer)
 	}
-	for _, n := range []int{1, 7, 20} {
-		out, errs, err := run(t, time.Minute, r.Env, r.Project, nil, r.Ctxhook, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
-		if err != nil || !strings.Contains(out, `"tool": "mcp__workflow__step"`) {
-			t.Errorf("search WF-STEP-%03d: %v %s %s", n, err, out, errs)
-		}
-	}
-	checkSecrets(t, ctxhookFiles(t, r.Home))
 }
 
-// TestContinueCLIWithoutProxy: the same run with the server not wrapped.
-// Continue has no hook that could carry the token, so no step reaches the
-// server with it and every one is refused: what TestContinueCLIProxy
-// checks is the proxy's doing.
+// TestContinueCLIWithoutProxy: the run of TestContinueCLIProxyTokenInText
+// with the servers not wrapped. Continue has no hook that could carry the
+// token, so no step reaches the server with it and every one is refused,
+// and the token the server wrote into its text reaches the model and
+// Continue's session files: what the proxy tests check is the proxy's
+// doing.
 func TestContinueCLIWithoutProxy(t *testing.T) {
 	requireE2E(t)
-	r := runContinue(t, false)
+	r := runContinue(t, false, true)
 	calls := readToolCalls(t, r.MCPLog)
 	steps, refused := 0, 0
 	for _, c := range calls {
@@ -160,5 +194,16 @@ func TestContinueCLIWithoutProxy(t *testing.T) {
 	}
 	if steps == 0 || refused != steps {
 		t.Errorf("%d of %d steps refused: want every one, the relay needs the proxy", refused, steps)
+	}
+	toModel, toFiles := false, false
+	for _, req := range r.Model.Requests() {
+		toModel = toModel || strings.Contains(string(req), "wfs_")
+	}
+	for _, f := range filesUnder(t, filepath.Join(r.Home, ".continue")) {
+		b, _ := os.ReadFile(f)
+		toFiles = toFiles || strings.Contains(string(b), "wfs_")
+	}
+	if !toModel || !toFiles {
+		t.Errorf("without the proxy the token reached the model: %v, Continue's files: %v; want both", toModel, toFiles)
 	}
 }
