@@ -24,26 +24,34 @@ type continueRun struct {
 	Env     []string
 }
 
+// continueOpts shape one run: viaProxy runs the servers behind `ctxhook
+// proxy` (else as Continue would run them alone), inText has the
+// workflow server write its token into the text the model reads too, and
+// config is added to ctxhook's config.toml.
+type continueOpts struct {
+	viaProxy, inText bool
+	config           string
+}
+
 // runContinue runs Continue CLI once through a 20-step workflow whose
-// server rotates its token in result _meta (with inText, in the text the
-// model reads too). With viaProxy the servers run behind `ctxhook
-// proxy`; without it, as Continue would run them alone.
-func runContinue(t *testing.T, viaProxy, inText bool) *continueRun {
+// server rotates its token in result _meta, with a large ticket at step
+// 10.
+func runContinue(t *testing.T, o continueOpts) *continueRun {
 	t.Helper()
 	cn := npmInstall(t, "@continuedev/cli", ContinueVersion, "cn")
 	ctxhook, testmcp := binaries(t)
 	r := &continueRun{clientRun: newClientRun(t, workflowScript(20, map[int]string{10: "CVX-5909"})), Ctxhook: ctxhook}
 	cfgDir := filepath.Join(r.Home, ".config", "ctxhook")
 	os.MkdirAll(cfgDir, 0o700)
-	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[servers.workflow]\nrelay = true\nproxy = true\n\n[servers.tickets]\nproxy = true\n"), 0o600)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("[servers.workflow]\nrelay = true\nproxy = true\n\n[servers.tickets]\nproxy = true\n"+o.config), 0o600)
 	servers := map[string][]string{
 		"workflow": {testmcp, "-mode", "workflow", "-meta-only"},
 		"tickets":  {testmcp, "-mode", "tickets", "-large"},
 	}
-	if inText {
+	if o.inText {
 		servers["workflow"] = servers["workflow"][:3]
 	}
-	if viaProxy {
+	if o.viaProxy {
 		for name, argv := range servers {
 			servers[name] = append([]string{ctxhook, "proxy", "--name", name, "--"}, argv...)
 		}
@@ -104,7 +112,7 @@ mcpServers:
 // secret is in ctxhook's files.
 func TestContinueCLIProxy(t *testing.T) {
 	requireE2E(t)
-	r := runContinue(t, true, false)
+	r := runContinue(t, continueOpts{viaProxy: true})
 	checkRelayChain(t, readToolCalls(t, r.MCPLog), 22)
 	checkShaped(t, r.Model)
 	checkModelNeverSentToken(t, r.Model, chatToolArgs("step"))
@@ -125,7 +133,7 @@ func TestContinueCLIProxy(t *testing.T) {
 // requests nor Continue's files hold a token, and the relay holds.
 func TestContinueCLIProxyTokenInText(t *testing.T) {
 	requireE2E(t)
-	r := runContinue(t, true, true)
+	r := runContinue(t, continueOpts{viaProxy: true, inText: true})
 	calls := readToolCalls(t, r.MCPLog)
 	checkRelayChain(t, calls, 22)
 	if last := calls[len(calls)-1].Result.Content; len(last) == 0 || !strings.Contains(last[0].Text, "wfs_") {
@@ -176,7 +184,7 @@ func checkContinueNeverSawToken(t *testing.T, r *continueRun) {
 // doing.
 func TestContinueCLIWithoutProxy(t *testing.T) {
 	requireE2E(t)
-	r := runContinue(t, false, true)
+	r := runContinue(t, continueOpts{inText: true})
 	calls := readToolCalls(t, r.MCPLog)
 	steps, refused := 0, 0
 	for _, c := range calls {
@@ -205,4 +213,36 @@ func TestContinueCLIWithoutProxy(t *testing.T) {
 	if !toModel || !toFiles {
 		t.Errorf("without the proxy the token reached the model: %v, Continue's files: %v; want both", toModel, toFiles)
 	}
+}
+
+// TestContinueCLIRedactModel: with `[redact] model`, what the proxy passes
+// on is redacted too, so the secrets a server's result carries in its
+// head reach neither the model nor Continue's session files, which keep
+// what they get unredacted. Without it they reach both (this test with
+// the setting removed fails on both).
+func TestContinueCLIRedactModel(t *testing.T) {
+	requireE2E(t)
+	r := runContinue(t, continueOpts{viaProxy: true, config: "\n[redact]\nmodel = true\n"})
+	checkRelayChain(t, readToolCalls(t, r.MCPLog), 22)
+	sawTicket := false
+	for _, f := range filesUnder(t, filepath.Join(r.Home, ".continue")) {
+		b, _ := os.ReadFile(f)
+		for _, s := range planted {
+			if strings.Contains(string(b), s) {
+				t.Errorf("planted secret %q found in %s", s, f)
+			}
+		}
+		sawTicket = sawTicket || strings.Contains(string(b), "retryPolicyForGateway")
+	}
+	if !sawTicket {
+		t.Errorf("the ticket's head is in none of Continue's files: the check proved nothing")
+	}
+	for _, req := range r.Model.Requests() {
+		for _, s := range planted {
+			if strings.Contains(string(req), s) {
+				t.Fatalf("a request to the model holds the planted secret %q", s)
+			}
+		}
+	}
+	checkSecrets(t, ctxhookFiles(t, r.Home))
 }
