@@ -67,6 +67,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@github/copilot", CopilotVersion, "copilot"},
 	{"@qwen-code/qwen-code", QwenVersion, "qwen"},
 	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
+	{"@continuedev/cli", ContinueVersion, "cn"},
 }
 
 func requireE2E(t *testing.T) {

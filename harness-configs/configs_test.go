@@ -27,6 +27,12 @@ func TestRegistryComplete(t *testing.T) {
 			if _, ok := Lookup(h.Dialect); !ok {
 				t.Errorf("%s: a %s names the harness whose dialect it speaks", h.Name, h.Kind)
 			}
+		} else if h.Kind == KindProxyOnly && h.Dialect != "" {
+			// A client reached only through the proxy: the plugin sees the
+			// proxy's requests, under the proxy's name, and runs its cases.
+			if !isProxy(h.Dialect) {
+				t.Errorf("%s: a %s with a dialect names the proxy's entry, not %q", h.Name, h.Kind, h.Dialect)
+			}
 		} else {
 			for _, dir := range []string{"payloads", "conformance"} {
 				files, _ := filepath.Glob(filepath.Join("..", "testdata", dir, h.Name, "*"))
@@ -60,6 +66,17 @@ func TestRegistryComplete(t *testing.T) {
 	if _, ok := Lookup("mcp-proxy"); ok {
 		t.Error("Lookup(mcp-proxy) found a harness install takes")
 	}
+}
+
+// isProxy reports whether name is the proxy's own entry: proxy-only,
+// speaking no other's dialect.
+func isProxy(name string) bool {
+	for _, h := range All() {
+		if h.Name == name {
+			return h.Kind == KindProxyOnly && h.Dialect == ""
+		}
+	}
+	return false
 }
 
 // checkKind: what each kind of harness must name in its entry.

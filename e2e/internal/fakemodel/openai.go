@@ -156,7 +156,8 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	// The name a client gives an MCP tool: Pi's mcp__<server>__<tool> (the
 	// script's), OpenCode's <server>_<tool>,
 	// Droid's <server>___<tool>, GitHub Copilot CLI's <server>-<tool>;
-	// whichever is offered. Qwen Code keeps the script's mcp__ name.
+	// Continue CLI's bare <tool>; whichever is offered. Qwen Code keeps
+	// the script's mcp__ name.
 	name := func(tool string) string {
 		if offered[tool] { // the script's own mcp__ name (Pi)
 			return tool
@@ -166,6 +167,9 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 			if offered[server+sep+n] {
 				return server + sep + n
 			}
+		}
+		if offered[n] { // Continue CLI's bare MCP tool name
+			return n
 		}
 		switch searchTool {
 		case "ToolSearch":
