@@ -128,7 +128,7 @@ unit: adapters ## unit, conformance and differential tests (Go, then the JS adap
 BUN = adapters/node_modules/@oven/bun-linux-x64/bin/bun
 
 js: build adapters ## the JS adapters' tests (on Node, then on Bun): conformance corpus, daemon path, OpenCode loader, Agent SDK callbacks
-	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) NODE_NO_WARNINGS=1 node --test core/test/ opencode/test/ agent-sdk/test/
+	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) NODE_NO_WARNINGS=1 node --test $(patsubst adapters/%,%,$(wildcard adapters/*/test/))
 	node --test npm/ctxhook/test/
 	@if [ -x $(BUN) ]; then \
 	  echo "cd adapters && $(CURDIR)/$(BUN) test --timeout 120000 ./core/test/ ./opencode/test/ ./agent-sdk/test/"; \

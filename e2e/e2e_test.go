@@ -45,6 +45,12 @@ func TestMain(m *testing.M) {
 			fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
 			os.Exit(1)
 		}
+		for _, prepare := range preparers {
+			if err := prepare(); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
+				os.Exit(1)
+			}
+		}
 		fmt.Println("e2e: pinned clients installed")
 		os.Exit(0)
 	}
@@ -54,6 +60,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// preparers install what a client needs beyond one npm package (its own
+// Node, an order of installs); a client's test file adds its own.
+var preparers []func() error
 
 // clients are the pinned real clients the e2e tests run.
 var clients = []struct{ pkg, version, bin string }{

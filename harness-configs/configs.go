@@ -87,6 +87,10 @@ type Harness struct {
 	// Guide is the anchor of its guide in harness-configs/README.md when
 	// it is not the title's.
 	Guide string `json:"guide,omitempty"`
+	// ByHand: its adapter is wired by hand (its guide says how), so
+	// install, uninstall and doctor do not take it, though `ctxhook hook`
+	// does; its kind's installer would write another harness's files.
+	ByHand bool `json:"by_hand,omitempty"`
 }
 
 // Dir is where a harness keeps its configuration. User is "~/<path>"
@@ -130,7 +134,7 @@ type Capabilities struct {
 
 // Installable reports whether `ctxhook install` wires it.
 func (h Harness) Installable() bool {
-	return h.Kind == KindHookFile || h.Kind == KindLoader || h.Kind == KindExtension
+	return !h.ByHand && (h.Kind == KindHookFile || h.Kind == KindLoader || h.Kind == KindExtension)
 }
 
 // Adapter is the directory under adapters/ with the harness's in-process

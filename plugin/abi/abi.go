@@ -81,6 +81,11 @@ const (
 	// HarnessPi is the Pi coding agent's tool events, sent by ctxhook's
 	// Pi extension with Pi's event object inside (package pi).
 	HarnessPi = "pi"
+	// HarnessOpenClaw is OpenClaw's plugin hooks, a descendant of Pi:
+	// ctxhook's OpenClaw plugin sends before_tool_call and after_tool_call
+	// as Pi's tool_call and tool_result (package pi). OpenClaw cannot
+	// replace a result, so the plugin's replacement is never applied.
+	HarnessOpenClaw = "openclaw"
 	// HarnessAuggie is Auggie's (the Augment Code CLI's) command hooks:
 	// Claude Code's answers, its own payloads (conversation_id,
 	// tool_output as text, MCP tools named <tool>_<server>).

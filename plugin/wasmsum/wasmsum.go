@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d65e214bb4dd2d45ade9ab24a6934dcf9a385a9b442b47b33e231c8246f3a5ab"
+const SHA256 = "c39ea0d45fe98f58bdce0c06f1a0ef755dc17f7e1f09ac6d8561e264553a3aed"

@@ -105,6 +105,8 @@ var mcpFormats = map[string]mcpFormat{
 	"mcpServers-direct": {[]string{"mcpServers"}, func(exe string) any {
 		return map[string]any{"command": exe, "args": []string{"mcp"}, "exposure": "direct"}
 	}},
+	// OpenClaw's "mcp": {"servers": {...}}.
+	"mcp-servers": {[]string{"mcp", "servers"}, stdioEntry(false)},
 	// OpenCode's "mcp" object: the command as an argv.
 	"mcp-local": {[]string{"mcp"}, func(exe string) any {
 		return map[string]any{"type": "local", "command": []string{exe, "mcp"}, "enabled": true}

@@ -67,6 +67,7 @@ var dialects = map[string]struct {
 	abi.HarnessCursor:     {"", plain(parseCursor)},
 	abi.HarnessAuggie:     {"", plain(parseAuggie)},
 	abi.HarnessPi:         {"", plain(parsePi)},
+	abi.HarnessOpenClaw:   {abi.HarnessPi, plain(parsePi)},
 	abi.HarnessOpenCode:   {"", plain(parseOpenCode)},
 	abi.HarnessKilo:       {abi.HarnessOpenCode, plain(parseOpenCode)},
 	abi.HarnessMCPProxy:   {"", parseProxy},
