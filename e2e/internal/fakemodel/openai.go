@@ -155,14 +155,15 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	}
 	// The name a client gives an MCP tool: Pi's mcp__<server>__<tool> (the
 	// script's), OpenCode's <server>_<tool>,
-	// Droid's <server>___<tool>, GitHub Copilot CLI's <server>-<tool>;
+	// Droid's <server>___<tool>, Cline's <server>__<tool>, GitHub Copilot
+	// CLI's <server>-<tool>;
 	// whichever is offered. Qwen Code keeps the script's mcp__ name.
 	name := func(tool string) string {
 		if offered[tool] { // the script's own mcp__ name (Pi)
 			return tool
 		}
 		server, n := splitScripted(tool)
-		for _, sep := range []string{"-", "___", "_"} {
+		for _, sep := range []string{"-", "___", "__", "_"} {
 			if offered[server+sep+n] {
 				return server + sep + n
 			}
