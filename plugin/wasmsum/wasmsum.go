@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d65e214bb4dd2d45ade9ab24a6934dcf9a385a9b442b47b33e231c8246f3a5ab"
+const SHA256 = "901b936a893ec84be0e1e5a4bdd91b0d8bee65763b9e5e53717d3f12a2d40f19"
