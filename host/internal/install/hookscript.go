@@ -31,12 +31,13 @@ func HookScriptPaths(h Harness, dir string) []string {
 // next to exe when there is one (it starts faster), else exe. A project's,
 // shared with others, names the binary by name (found on PATH).
 func HookScript(h Harness, exe, event string) []byte {
-	cmd := exe
+	// The hook client takes <harness> <event>; ctxhook, hook <harness> <event>.
+	cmd := ShellQuote(exe) + " hook"
 	if c := HookClient(exe); c != "" && exe != PortableExe {
-		cmd = c
+		cmd = ShellQuote(c)
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "#!/bin/sh\n%s\nexec %s hook %s %s\n", HookScriptMarker, ShellQuote(cmd), h.Name, event)
+	fmt.Fprintf(&b, "#!/bin/sh\n%s\nexec %s %s %s\n", HookScriptMarker, cmd, h.Name, event)
 	return b.Bytes()
 }
 
