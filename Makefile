@@ -156,6 +156,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/cursor:FuzzParse \
 	  ./plugin/internal/opencode:FuzzParse \
 	  ./plugin/internal/auggie:FuzzParse \
+	  ./plugin/internal/cline:FuzzParse \
 	  ./plugin/internal/pi:FuzzParse \
 	  ./plugin/internal/transcript:FuzzParse \
 	  ./plugin/internal/transcript:FuzzParseFormats \

@@ -76,6 +76,7 @@ var clients = []struct{ pkg, version, bin string }{
 	{"@factory/cli-linux-x64", DroidVersion, ""},
 	{"@github/copilot", CopilotVersion, "copilot"},
 	{"@qwen-code/qwen-code", QwenVersion, "qwen"},
+	{"cline", ClineVersion, "cline"},
 	{"@anthropic-ai/claude-agent-sdk", AgentSDKVersion, ""},
 	{"@continuedev/cli", ContinueVersion, "cn"},
 }

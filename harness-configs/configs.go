@@ -32,6 +32,9 @@ const (
 	// KindExtension: the harness loads ctxhook's JS extension, which runs
 	// the hook client for each tool event (Pi).
 	KindExtension = "extension"
+	// KindHookScript: the harness runs an executable file per event from
+	// a hooks directory (Cline CLI); ctxhook's runs its hook command.
+	KindHookScript = "hook-script"
 	// KindLibrary: the user's program calls ctxhook's callbacks (the
 	// Claude Agent SDK); nothing to install.
 	KindLibrary = "library"
@@ -134,7 +137,7 @@ type Capabilities struct {
 
 // Installable reports whether `ctxhook install` wires it.
 func (h Harness) Installable() bool {
-	return !h.ByHand && (h.Kind == KindHookFile || h.Kind == KindLoader || h.Kind == KindExtension)
+	return !h.ByHand && (h.Kind == KindHookFile || h.Kind == KindLoader || h.Kind == KindExtension || h.Kind == KindHookScript)
 }
 
 // Adapter is the directory under adapters/ with the harness's in-process

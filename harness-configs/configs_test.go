@@ -112,6 +112,11 @@ func checkKind(t *testing.T, h Harness) {
 		if h.HooksFile == "" {
 			t.Errorf("%s: a hook-file harness names its hooks file", h.Name)
 		}
+	case KindHookScript:
+		// One file per event, written by install: no template.
+		if h.Hooks != "" || h.HooksFile != "" {
+			t.Errorf("%s: a %s has no hooks template or file", h.Name, h.Kind)
+		}
 	case KindLibrary, KindProxyOnly:
 	default:
 		t.Errorf("%s: unknown kind %q", h.Name, h.Kind)

@@ -90,6 +90,10 @@ const (
 	// Claude Code's answers, its own payloads (conversation_id,
 	// tool_output as text, MCP tools named <tool>_<server>).
 	HarnessAuggie = "auggie"
+	// HarnessCline is Cline CLI's hook files: its own payloads (taskId,
+	// hookName, tool_result with the MCP result object; MCP tools named
+	// <server>__<tool>) and answers (contextModification).
+	HarnessCline = "cline"
 	// HarnessGemini is Gemini CLI's command hooks.
 	HarnessGemini = "gemini"
 	// HarnessCursor is Cursor's command hooks (hooks.json version 1).

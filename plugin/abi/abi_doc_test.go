@@ -32,7 +32,7 @@ func TestDocVersionAndNames(t *testing.T) {
 		CategoryMCP, CategoryFileRead, CategoryFileEdit, CategoryShell, CategoryWeb, CategorySearch,
 		CategorySubagent, CategoryPrompt, CategorySession, CategoryError, CategoryTool,
 		HarnessClaudeCode, HarnessCodex, HarnessGemini, HarnessCursor, HarnessOpenCode, HarnessMCPProxy,
-		HarnessKilo, HarnessDroid, HarnessCopilot, HarnessQwen, HarnessAuggie, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery, OnResumeKeep, OnResumeDrop)
+		HarnessKilo, HarnessDroid, HarnessCopilot, HarnessQwen, HarnessAuggie, HarnessCline, ProxyRequest, ProxyResponse, TokenPlaceholder, DefaultTokenArg, DefaultStartTool, DefaultSkipArg, EnvNudgeEvery, OnResumeKeep, OnResumeDrop)
 	names = append(names, DefaultCapturePaths...)
 	for _, p := range DefaultTokenErrors {
 		names = append(names, strings.ReplaceAll(p, "|", `\|`)) // as a table cell writes it

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "c39ea0d45fe98f58bdce0c06f1a0ef755dc17f7e1f09ac6d8561e264553a3aed"
+const SHA256 = "164042da183de836eaca26cc0ae502d8e04146e59c66a606daf94a256e7b4705"

@@ -155,8 +155,8 @@ func (s *Server) serveChat(w http.ResponseWriter, body []byte) {
 	}
 	// The name a client gives an MCP tool: Pi's mcp__<server>__<tool> (the
 	// script's), OpenCode's <server>_<tool>,
-	// Droid's <server>___<tool>, OpenClaw's <server>__<tool>, GitHub
-	// Copilot CLI's <server>-<tool>; Continue CLI's bare <tool>;
+	// Droid's <server>___<tool>, OpenClaw's and Cline's <server>__<tool>,
+	// GitHub Copilot CLI's <server>-<tool>; Continue CLI's bare <tool>;
 	// whichever is offered. Qwen Code keeps the script's mcp__ name.
 	name := func(tool string) string {
 		if offered[tool] { // the script's own mcp__ name (Pi)

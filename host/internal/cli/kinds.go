@@ -24,9 +24,10 @@ type kind interface {
 }
 
 var kinds = map[string]kind{
-	harnessconfigs.KindHookFile:  hookFile{},
-	harnessconfigs.KindLoader:    loader{},
-	harnessconfigs.KindExtension: extension{},
+	harnessconfigs.KindHookFile:   hookFile{},
+	harnessconfigs.KindLoader:     loader{},
+	harnessconfigs.KindExtension:  extension{},
+	harnessconfigs.KindHookScript: hookScript{},
 }
 
 // kindOf is the kind of an installable harness (install.Lookup finds

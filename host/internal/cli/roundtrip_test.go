@@ -21,6 +21,9 @@ var userFiles = map[string]string{
 	".codex/config.toml":    "# my codex config\nmodel = \"gpt-5\"\n\n[mcp_servers.docs]\ncommand = \"docs-mcp\"  # the docs server\n",
 	".gemini/settings.json": "{\n    \"theme\": \"Dracula\",\n    \"mcpServers\": {\n        \"wf\": {\n            \"command\": \"python3\",\n            \"args\": [\"wf.py\"]\n        }\n    }\n}\n",
 	".cursor/mcp.json":      "{\"mcpServers\":{\"sentry\":{\"command\":\"npx\",\"args\":[\"sentry-mcp\"]}}}",
+	// Cline CLI: its MCP servers, and a hook file of the user's own.
+	".cline/data/settings/cline_mcp_settings.json": "{\n  \"mcpServers\": {\n    \"jira\": {\"command\": \"jira-mcp\", \"disabled\": false}\n  }\n}\n",
+	".cline/hooks/TaskComplete":                    "#!/bin/sh\nnotify-send done\n",
 }
 
 // snapshot is every file and directory under root, with its mode and

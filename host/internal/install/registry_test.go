@@ -26,6 +26,8 @@ func TestRegistryPaths(t *testing.T) {
 		{"copilot", "project", nil, "/p/.github/copilot", "/p/.github/copilot/settings.json", "/p/.github/copilot/mcp-config.json"},
 		{"qwen", "user", nil, "/h/.qwen", "/h/.qwen/settings.json", "/h/.qwen/settings.json"},
 		{"auggie", "project", nil, "/p/.augment", "/p/.augment/settings.json", "/p/.augment/settings.json"},
+		{"cline", "user", nil, "/h/.cline", "", "/h/.cline/data/settings/cline_mcp_settings.json"},
+		{"cline", "user", map[string]string{"CLINE_DIR": "/cl"}, "/cl", "", "/cl/data/settings/cline_mcp_settings.json"},
 		{"droid", "user", nil, "/h/.factory", "/h/.factory/settings.json", "/h/.factory/mcp.json"},
 		{"opencode", "user", nil, "/h/.config/opencode", "", "/h/.config/opencode/opencode.json"},
 		{"opencode", "user", map[string]string{"XDG_CONFIG_HOME": "/xdg"}, "/xdg/opencode", "", "/xdg/opencode/opencode.json"},

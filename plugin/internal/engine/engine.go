@@ -66,6 +66,7 @@ var dialects = map[string]struct {
 	abi.HarnessGemini:     {"", plain(parseGemini)},
 	abi.HarnessCursor:     {"", plain(parseCursor)},
 	abi.HarnessAuggie:     {"", plain(parseAuggie)},
+	abi.HarnessCline:      {"", plain(parseCline)},
 	abi.HarnessPi:         {"", plain(parsePi)},
 	abi.HarnessOpenClaw:   {abi.HarnessPi, plain(parsePi)},
 	abi.HarnessOpenCode:   {"", plain(parseOpenCode)},
