@@ -179,3 +179,53 @@ func TestSearchLookupUsesIndex(t *testing.T) {
 		t.Errorf("as ctxhook_search the lookup does not use the word index:\n%s", p)
 	}
 }
+
+// TestCommonSubstringNewestVisible: a substring too common for the
+// trigram index (more than 3,000 matches a member may see) is read
+// newest first, with the same filter: another member gets the newest
+// 1,000 of the team's, none of the private ones written after them; the
+// owner gets those first.
+func TestCommonSubstringNewestVisible(t *testing.T) {
+	needPG(t)
+	_, aliceURL := newUser(t)
+	_, bobURL := newUser(t)
+	a := openAs(t, aliceURL, Options{Machine: "laptop", Team: map[string]bool{"jira": true}})
+	defer a.Close()
+	defer a.Purge(store.PurgeFilter{All: true}, false, false)
+	var evs []abi.Event
+	for i := 0; i < 3001; i++ {
+		evs = append(evs, storetest.Ev("alice-c", "jira", "mcp__jira__get_issue", "shared zetaqx"+itoa(int64(i))))
+	}
+	for i := 0; i < 500; i++ {
+		evs = append(evs, storetest.Ev("alice-c", "vault", "mcp__vault__read", "private zetaqx"+itoa(int64(i))))
+	}
+	ids, err := a.Apply(evs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := map[int64]bool{}
+	for _, id := range ids[3001:] {
+		private[id] = true
+	}
+	const sql = `SELECT event_id FROM ctxhook_search.substrings('%zetaqx%')`
+	for _, c := range []struct {
+		url         string
+		wantPrivate int
+	}{{bobURL, 0}, {aliceURL, 500}} {
+		conn, err := pgx.Connect(context.Background(), c.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := eventIDs(t, conn, sql)
+		conn.Close(context.Background())
+		n := 0
+		for _, id := range got {
+			if private[id] {
+				n++
+			}
+		}
+		if len(got) != 1000 || n != c.wantPrivate || !slices.IsSortedFunc(got, func(x, y int64) int { return int(y - x) }) {
+			t.Errorf("%d ids (%d private, want %d), newest first: %v", len(got), n, c.wantPrivate, slices.IsSortedFunc(got, func(x, y int64) int { return int(y - x) }))
+		}
+	}
+}
