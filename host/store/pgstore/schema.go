@@ -86,7 +86,70 @@ var migrations = []string{
 	// (PostgreSQL 14 and older let every role create there). A non-owner
 	// administrator's REVOKE only warns; Init then refuses (checkSchemas).
 	`REVOKE CREATE ON SCHEMA public FROM PUBLIC;`,
+	searchFunctions,
 }
+
+// searchFunctions are the index lookups of a search (RATIONALE.md, "Why
+// does search go through functions of its own?"). Under row-level
+// security PostgreSQL applies a policy before any condition that is not
+// leakproof, and @@ and ILIKE are not: a member's search read every row
+// it may see. These functions run as ctxhook_search, a role that can do
+// nothing but read ctxhook_docs (its policy lets it see every row, so
+// the GIN indexes serve the lookup), and apply the policy's filter
+// themselves with the caller's identity: session_user, the role that
+// logged in, which no argument and no SET ROLE changes. They return ids
+// only; the statement that calls them joins the events and pieces as
+// the caller, under the policies, so a row gets out only if both agree.
+// search_path is pinned to the catalog (pg_temp last), and every table
+// is named with its schema, so nothing a member creates is called or
+// read. Each returns its newest 1,000 matches, as the SQLite store ranks
+// at most the newest 1,000 per index: a common word would otherwise
+// score most of the store. pg_trgm guesses that any ILIKE matches a few
+// rows, so the planner would read every match of a common substring
+// (all of them, from the whole table) to keep the newest: substrings
+// collects at most 3,000 matches in the index's order, and only when
+// there are more reads the pieces newest first until 1,000 match.
+const searchFunctions = `DO $$ BEGIN
+		IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'ctxhook_search') THEN
+			CREATE ROLE ctxhook_search NOLOGIN;
+		END IF;
+	END $$;
+	GRANT ctxhook_search TO CURRENT_USER;
+	CREATE SCHEMA ctxhook_search AUTHORIZATION ctxhook_search;
+	REVOKE ALL ON SCHEMA ctxhook_search FROM PUBLIC;
+	GRANT USAGE ON SCHEMA ctxhook_search TO ctxhook_users;
+	GRANT SELECT ON public.ctxhook_docs TO ctxhook_search;
+	CREATE POLICY search_lookup ON public.ctxhook_docs FOR SELECT TO ctxhook_search USING (true);
+	CREATE FUNCTION ctxhook_search.words(q text) RETURNS TABLE(event_id bigint, seq int, r real)
+		LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
+	BEGIN
+		RETURN QUERY EXECUTE 'SELECT d.event_id, d.seq, pg_catalog.ts_rank_cd(d.words, t.q)
+			FROM public.ctxhook_docs d, pg_catalog.plainto_tsquery(''english''::pg_catalog.regconfig, $1) AS t(q)
+			WHERE d.words OPERATOR(pg_catalog.@@) t.q
+			AND (d.owner OPERATOR(pg_catalog.=) session_user OR d.visibility OPERATOR(pg_catalog.=) ''team'')
+			ORDER BY d.event_id DESC LIMIT 1000' USING q;
+	END $f$;
+	CREATE FUNCTION ctxhook_search.substrings(pat text) RETURNS TABLE(event_id bigint, seq int)
+		LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
+	DECLARE
+		cond text := ' WHERE d.doc OPERATOR(pg_catalog.~~*) $1
+			AND (d.owner OPERATOR(pg_catalog.=) session_user OR d.visibility OPERATOR(pg_catalog.=) ''team'')';
+		ids bigint[];
+		seqs int[];
+	BEGIN
+		EXECUTE 'SELECT pg_catalog.array_agg(d.event_id), pg_catalog.array_agg(d.seq)
+			FROM (SELECT d.event_id, d.seq FROM public.ctxhook_docs d' || cond || ' LIMIT 3000) d' INTO ids, seqs USING pat;
+		IF coalesce(cardinality(ids), 0) < 3000 THEN
+			RETURN QUERY SELECT u.e, u.s FROM unnest(ids, seqs) AS u(e, s) ORDER BY u.e DESC LIMIT 1000;
+		ELSE
+			RETURN QUERY EXECUTE 'SELECT d.event_id, d.seq FROM (SELECT * FROM public.ctxhook_docs
+				ORDER BY event_id DESC, seq DESC OFFSET 0) d' || cond || ' LIMIT 1000' USING pat;
+		END IF;
+	END $f$;
+	ALTER FUNCTION ctxhook_search.words(text) OWNER TO ctxhook_search;
+	ALTER FUNCTION ctxhook_search.substrings(text) OWNER TO ctxhook_search;
+	REVOKE ALL ON FUNCTION ctxhook_search.words(text), ctxhook_search.substrings(text) FROM PUBLIC;
+	GRANT EXECUTE ON FUNCTION ctxhook_search.words(text), ctxhook_search.substrings(text) TO ctxhook_users;`
 
 // SchemaVersion is the version a fully migrated database has.
 var SchemaVersion = len(migrations)

@@ -8,51 +8,53 @@ import (
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
-// rankWindow bounds how many matching pieces each term ranks (the
-// newest), as the SQLite store ranks at most the newest 1000 matches
-// per index: a common word would otherwise score most of the store.
-const rankWindow = 1000
-
-// searchSQL finds, for each term, the newest pieces that hold it as a
-// word (the english configuration: stemmed, as FTS5's porter) and the
+// searchSQL finds, for each term, the newest pieces the user may read
+// that hold it as a word (the english configuration: stemmed, as FTS5's
+// porter) and, unless those fill the window (as the SQLite store), the
 // newest that hold it as a substring (pg_trgm's index serves the ILIKE),
 // and fuses the two per event: an event ranks by how many terms it
-// holds, then by how well (ts_rank_cd), then the newest first. Each
-// term's lookups are written out with its own parameters, so the planner
-// uses the GIN indexes. Row-level security has already removed what the
-// user may not read; the filters only narrow.
+// holds, then by how well (ts_rank_cd), then the newest first. The
+// lookups are the ctxhook_search functions (searchFunctions), which the
+// GIN indexes serve; the events and best pieces are then read as the
+// user, so row-level security has the last word. The filters only
+// narrow. Only the page of hits reads the bodies' heads and snippets.
 func searchSQL(terms, pats []string) (string, []any) {
 	args := []any{}
 	param := func(v any) string {
 		args = append(args, v)
 		return "$" + strconv.Itoa(len(args)+7)
 	}
-	var parts []string
+	var words, parts []string
 	for i, t := range terms {
 		n := strconv.Itoa(i + 1)
-		q := param(t)
-		parts = append(parts, `SELECT `+n+` AS i, event_id, seq, ts_rank_cd(words, plainto_tsquery('english'::regconfig, `+q+`::text)) AS r
-			FROM (SELECT event_id, seq, words FROM ctxhook_docs WHERE words @@ plainto_tsquery('english'::regconfig, `+q+`::text)
-			ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) w`)
+		words = append(words, `w`+n+` AS (SELECT event_id, seq, r FROM ctxhook_search.words(`+param(t)+`::text))`)
+		parts = append(parts, `SELECT `+n+` AS i, event_id, seq, r FROM w`+n)
 		if pats[i] != "" {
-			parts = append(parts, `SELECT `+n+`, event_id, seq, 0 FROM (SELECT event_id, seq FROM ctxhook_docs
-				WHERE doc ILIKE `+param(pats[i])+`::text ORDER BY event_id DESC LIMIT `+strconv.Itoa(rankWindow)+`) g`)
+			parts = append(parts, `SELECT `+n+`, event_id, seq, 0 FROM ctxhook_search.substrings(`+param(pats[i])+`::text)
+				WHERE (SELECT count(*) FROM w`+n+`) < `+strconv.Itoa(rankWindow))
 		}
 	}
-	return `WITH m AS (` + strings.Join(parts, "\nUNION ALL\n") + `
+	return `WITH ` + strings.Join(words, ",\n") + `, m AS (` + strings.Join(parts, "\nUNION ALL\n") + `
 ), per AS (
 	SELECT event_id, array_agg(DISTINCT i) AS held, sum(r) AS r, (array_agg(seq ORDER BY r DESC))[1] AS best
 	FROM m GROUP BY event_id
+), top AS (
+	SELECT per.event_id, per.held, per.r, per.best, count(*) OVER () AS total
+	FROM per JOIN ctxhook_events e ON e.id = per.event_id
+	WHERE ($1::text = '' OR e.session = $1::text) AND ($2::text = '' OR e.server = $2::text)
+		AND ($3::text = '' OR e.category = $3::text)
+		AND ($4::bigint = 0 OR e.ts_ms >= $4::bigint) AND ($5::bigint = 0 OR e.ts_ms < $5::bigint)
+	ORDER BY cardinality(per.held) DESC, per.r DESC, per.event_id DESC
+	LIMIT $6::bigint
 )
-SELECT ` + headCols("$7") + `, per.held, per.r, bd.doc, bd.body_off, bd.pre, count(*) OVER () AS total
-FROM per JOIN ctxhook_events e ON e.id = per.event_id
-JOIN ctxhook_docs bd ON bd.event_id = per.event_id AND bd.seq = per.best
-WHERE ($1::text = '' OR e.session = $1::text) AND ($2::text = '' OR e.server = $2::text)
-	AND ($3::text = '' OR e.category = $3::text)
-	AND ($4::bigint = 0 OR e.ts_ms >= $4::bigint) AND ($5::bigint = 0 OR e.ts_ms < $5::bigint)
-ORDER BY cardinality(per.held) DESC, per.r DESC, e.id DESC
-LIMIT $6::bigint`, args
+SELECT ` + headCols("$7") + `, top.held, top.r, bd.doc, bd.body_off, bd.pre, top.total
+FROM top JOIN ctxhook_events e ON e.id = top.event_id
+JOIN ctxhook_docs bd ON bd.event_id = top.event_id AND bd.seq = top.best
+ORDER BY cardinality(top.held) DESC, top.r DESC, e.id DESC`, args
 }
+
+// rankWindow is how many pieces a lookup returns at most (searchFunctions).
+const rankWindow = 1000
 
 // likePattern is a term as an ILIKE pattern that matches it anywhere,
 // its wildcards escaped; "" for a term too short for the trigram index

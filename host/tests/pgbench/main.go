@@ -27,6 +27,8 @@ import (
 func main() {
 	sizes := flag.String("sizes", "100000", "store sizes, comma-separated (e.g. 100000,1000000)")
 	queries := flag.Int("queries", 200, "searches per size and store")
+	flag.StringVar(&benchDir, "dir", "", "where the cluster and stores go (default: a temporary directory)")
+	flag.BoolVar(&keep, "keep", false, "leave the cluster running and its files in place, printing how to reach it")
 	flag.Parse()
 	if err := run(*sizes, *queries); err != nil {
 		fmt.Fprintln(os.Stderr, "pgbench:", err)
@@ -34,12 +36,18 @@ func main() {
 	}
 }
 
+// benchDir and keep are the -dir and -keep flags: a big run's files on a
+// disk with room, and a cluster left up to look into (EXPLAIN) afterwards.
+var (
+	benchDir string
+	keep     bool
+)
+
 func run(sizes string, queries int) error {
-	dir, err := os.MkdirTemp("", "ctxhook-pgbench-")
+	dir, err := os.MkdirTemp(benchDir, "ctxhook-pgbench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
 	pg := filepath.Join(dir, "pg") // given to nobody when run as root
 	if err := os.Mkdir(pg, 0o700); err != nil {
 		return err
@@ -48,7 +56,12 @@ func run(sizes string, queries int) error {
 	if err != nil {
 		return err
 	}
-	defer c.Stop()
+	if keep {
+		defer fmt.Printf("\nkept: %s, superuser URL %s (stop: pg_ctl -D %s/data stop)\n", dir, c.SuperURL("bench0"), pg)
+	} else {
+		defer os.RemoveAll(dir)
+		defer c.Stop()
+	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, c.SuperURL("postgres"))
 	if err != nil {
