@@ -180,6 +180,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/internal/termsafe:FuzzWriter \
 	  ./host/internal/config:FuzzParse \
 	  ./host/internal/hookproto:FuzzRead \
+	  ./host/internal/hookproto:FuzzParseRequest \
 	  ./host/internal/state:FuzzSessionPath \
 	  ./host/internal/owned:FuzzIsPrivateGroup \
 	  ./host/internal/firing:FuzzTopString; do \
