@@ -34,7 +34,6 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
-	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -590,7 +589,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		// and warmed, rather than paying for both (an error is the next
 		// request's to report, when fill runs again).
 		if s.eng == nil && ctx.Err() == nil {
-			disarm := watchdog.Arm(o.Watchdog, func() { o.Log("replacing an instance overran the deadline: exiting") })
+			disarm := platform.ArmWatchdog(o.Watchdog, func() { o.Log("replacing an instance overran the deadline: exiting") })
 			s.fill(ctx, compiled, o)
 			disarm()
 		}
@@ -614,7 +613,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	// A big payload gets longer, at a floor of 4 MB/s (the hook client's
 	// wait): one of 64 MiB on a busy machine is not a stuck call.
 	bound := o.Watchdog + time.Duration(len(req.Payload)/(4<<20))*time.Second
-	disarm := watchdog.Arm(bound, func() { o.Log("a call overran the deadline: exiting") })
+	disarm := platform.ArmWatchdog(bound, func() { o.Log("a call overran the deadline: exiting") })
 	release := holdCollector()
 	// serve answers at the hook's deadline; the run itself has the budget
 	// of a hook finished in the background.

@@ -27,9 +27,9 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
-	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -476,7 +476,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	// (SIGTERM: no answer, an exit status the harness reports and
 	// passes).
 	if stdio.Process {
-		defer watchdog.Arm(deadline+time.Second, func() {})()
+		defer platform.ArmWatchdog(deadline+time.Second, func() {})()
 		keepRuntimeFree()
 	}
 
@@ -693,7 +693,7 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	}
 	defer eng.Close(context.Background())
 	if late && process {
-		defer watchdog.Arm(lateCallBound(len(payload)), func() {})()
+		defer platform.ArmWatchdog(lateCallBound(len(payload)), func() {})()
 	}
 	return eng.Do(ctx, getenv(hookproto.EnvRequestID), harness, event, payload)
 }
