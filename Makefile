@@ -71,13 +71,13 @@ cross: ## build every command for every release target; vet per OS; compile the 
 	set -o pipefail; GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
 
 # What of the Windows build Wine 8.0 can run: the named pipe, file locks, state, install
-# round trips, owned (its ACL test says why it skips), the watchdog helper,
-# terminal detection, paths, config, the store (short: its 64 MiB timings
+# round trips, platform (owned: its ACL test says why it skips; the watchdog
+# helper; terminal detection), paths, config, the store (short: its 64 MiB timings
 # take minutes there); then a real Claude Code payload through
 # ctxhook-hook.exe and a search that finds it (scripts/wine/smoke.sh); then
 # warm hooks through the daemon's named pipe, cold ones, and the fallback
 # with the daemon killed (host/tests/winhook).
-WINE_PKGS = host/store host/internal/winpipe host/internal/platform host/internal/state host/internal/install host/internal/owned host/internal/watchdog host/internal/paths host/internal/config host/internal/termsafe
+WINE_PKGS = host/store host/internal/winpipe host/internal/platform host/internal/state host/internal/install host/internal/paths host/internal/config
 
 wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	@rm -rf bin/win && mkdir -p bin/win
@@ -178,11 +178,12 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/internal/proxy:FuzzEnvelope \
 	  ./host/internal/proxy:FuzzMirror \
 	  ./host/internal/proxy:FuzzReadLines \
-	  ./host/internal/termsafe:FuzzWriter \
+	  ./host/internal/platform:FuzzWriter \
 	  ./host/internal/config:FuzzParse \
 	  ./host/internal/hookproto:FuzzRead \
+	  ./host/internal/hookproto:FuzzParseRequest \
 	  ./host/internal/state:FuzzSessionPath \
-	  ./host/internal/owned:FuzzIsPrivateGroup \
+	  ./host/internal/platform:FuzzIsPrivateGroup \
 	  ./host/internal/firing:FuzzTopString; do \
 	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
 	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \

@@ -372,6 +372,19 @@ function daemonWait(payloadBytes, budgetMs) {
   return Math.min(3000 + Math.floor(payloadBytes / (4 << 20)) * 1000, budgetMs);
 }
 
+// PLUGIN_VARS are the variables the plugin reads by name (hookproto.PluginVars).
+const PLUGIN_VARS = ["CTXHOOK_NUDGE_EVERY", "CTXHOOK_CAPTURE"];
+const SENSITIVE_WORDS = ["PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "COOKIE", "CREDENTIAL", "SESSION"];
+
+// sensitive reports whether a variable may hold a secret the plugin
+// redacts (hookproto.Sensitive): a name that could name one, a value
+// long enough to be redacted.
+function sensitive(name, value) {
+  if (value.length < 8) return false;
+  const upper = name.toUpperCase();
+  return SENSITIVE_WORDS.some((w) => upper.includes(w));
+}
+
 // hookBudget is CTXHOOK_HOOK_DEADLINE_MS when it is a positive number of
 // milliseconds, else 10 s (budget.Hook).
 function hookBudget(env) {
@@ -524,10 +537,13 @@ class Host {
       const body = Buffer.isBuffer(payload) ? payload : Buffer.from(String(payload ?? ""));
       if (body.length > WIRE_MAX_FIELD) return null; // the daemon would refuse it
       const waitMs = daemonWait(body.length, hookBudget(this.env));
-      const environ = this.environ(id, waitMs);
+      // The request's fields after the handshake (hookproto.Request): its
+      // name, the deadline the daemon answers by, lateness ("": none
+      // here), what the plugin reads of the environment, the payload.
+      const fields = [harness, event, id, String(waitMs), "", this.pluginEnviron(harness, event)].map((f) => Buffer.from(f));
       let ans;
       try {
-        ans = await daemon.client.ask([Buffer.from(harness), Buffer.from(event), Buffer.from(environ), body], waitMs + DAEMON_GRACE_MS);
+        ans = await daemon.client.ask([...fields, body], waitMs + DAEMON_GRACE_MS);
       } catch (err) {
         if (!err.missing) this.downUntil = Date.now() + DOWN_MS;
         this.spawnDaemon(daemon.bin);
@@ -539,17 +555,18 @@ class Host {
     }
   }
 
-  // environ is what the daemon is sent of this host's environment, as
-  // KEY=VALUE lines: its CTXHOOK_* settings steer the hook and the plugin
-  // redacts the values of sensitive ones. The request gets its name and
-  // the deadline the daemon answers by.
-  environ(id, waitMs) {
+  // pluginEnviron is what the daemon is sent of this host's environment,
+  // as NUL-separated KEY=VALUE lines, by the Go client's rule
+  // (hookproto.PluginEnviron): the variables the plugin reads and the
+  // entries that may hold a secret it redacts; all of it for Claude
+  // Code's SessionStart.
+  pluginEnviron(harness, event) {
+    const whole = harness === "claude-code" && event === "SessionStart";
     const lines = [];
     for (const [k, v] of Object.entries(this.env)) {
-      if (v === undefined || k === "CTXHOOK_REQUEST_ID" || k === "CTXHOOK_HOOK_DEADLINE_MS") continue;
-      lines.push(`${k}=${v}`);
+      if (v === undefined) continue;
+      if (whole || PLUGIN_VARS.includes(k) || sensitive(k, String(v))) lines.push(`${k}=${v}`);
     }
-    lines.push(`CTXHOOK_REQUEST_ID=${id}`, `CTXHOOK_HOOK_DEADLINE_MS=${waitMs}`);
     return lines.join("\0");
   }
 

@@ -25,7 +25,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/plugin"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -177,8 +176,8 @@ func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Durat
 	}
 	cached := false
 	if o.CacheDir != "" {
-		owned.PrivateFiles()
-		if err := owned.MayCreate(o.CacheDir); err != nil {
+		platform.PrivateFiles()
+		if err := platform.MayCreate(o.CacheDir); err != nil {
 			warn(o, "ctxhook: not using the compilation cache ("+err.Error()+"): the plugin is compiled in memory, which takes longer")
 		} else if err := os.MkdirAll(o.CacheDir, 0o700); err == nil && safeCache(o) {
 			if cache, err := wazero.NewCompilationCacheWithDir(o.CacheDir); err == nil {
@@ -224,7 +223,7 @@ var lastCached atomic.Bool
 func LastCompileCached() bool { return lastCached.Load() }
 
 // safeCache reports whether the compilation cache may be used: the
-// directory is this user's and no one else's (owned.Dir), and so is every
+// directory is this user's and no one else's (platform.OwnedDir), and so is every
 // entry in it. An unsafe entry in a safe directory (one written under a
 // group-writable umask, or planted while the directory was open to
 // others) cannot be told from a tampered one: the entries are removed and
@@ -235,10 +234,10 @@ func safeCache(o Options) bool {
 		warn(o, fmt.Sprintf("ctxhook: not using the compilation cache (%v): the plugin is compiled in memory, which takes longer", err))
 		return false
 	}
-	if err := owned.Dir(o.CacheDir); err != nil {
+	if err := platform.OwnedDir(o.CacheDir); err != nil {
 		return unused(err)
 	}
-	err := owned.Tree(o.CacheDir, 3)
+	err := platform.OwnedTree(o.CacheDir, 3)
 	if err == nil {
 		return true
 	}
@@ -246,7 +245,7 @@ func safeCache(o Options) bool {
 	for _, e := range entries {
 		os.RemoveAll(filepath.Join(o.CacheDir, e.Name()))
 	}
-	if err2 := owned.Tree(o.CacheDir, 3); err2 != nil {
+	if err2 := platform.OwnedTree(o.CacheDir, 3); err2 != nil {
 		return unused(err2)
 	}
 	warn(o, fmt.Sprintf("ctxhook: emptied the compilation cache, which held an entry that was not safe to run (%v)", err))

@@ -21,8 +21,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/ncruces/go-sqlite3"
 	"github.com/ncruces/go-sqlite3/ext/fts5"
@@ -61,11 +61,11 @@ func Open(path string, o Options) (*Store, error) {
 	// SQLite creates -wal and -shm lazily, and a reader re-creates them
 	// after the last writer removed them: a 077 umask for this process makes
 	// sure they are always born 0600, whoever opens the store.
-	owned.PrivateFiles()
+	platform.PrivateFiles()
 	// The directory must be this user's alone (paths.EnsureDir creates it
 	// so); a reader does not create it.
 	if o.ReadOnly {
-		if err := owned.Dir(dir); err != nil && !os.IsNotExist(err) {
+		if err := platform.OwnedDir(dir); err != nil && !os.IsNotExist(err) {
 			return nil, fmt.Errorf("store: refusing %v", err)
 		}
 	} else if err := paths.EnsureDir(dir); err != nil {
@@ -77,9 +77,9 @@ func Open(path string, o Options) (*Store, error) {
 	// agent reads.
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		if !o.ReadOnly {
-			owned.TightenFile(path + suffix)
+			platform.TightenFile(path + suffix)
 		}
-		if err := owned.File(path + suffix); err != nil {
+		if err := platform.OwnedFile(path + suffix); err != nil {
 			return nil, fmt.Errorf("store: refusing %v", err)
 		}
 	}

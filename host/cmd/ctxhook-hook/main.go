@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
@@ -81,21 +80,20 @@ func main() {
 	}
 	p, perr := paths.Resolve(os.Getenv)
 	if perr == nil && os.Getenv("CTXHOOK_NO_DAEMON") == "" {
-		// Every hook gets a name; a hook re-run in-process keeps it, so its
-		// events are stored once even if the daemon took it and died.
-		if os.Getenv(hookproto.EnvRequestID) == "" {
-			os.Setenv(hookproto.EnvRequestID, hookproto.RequestID())
-		}
+		// Every hook gets a name; a hook re-run in-process (or handed on)
+		// keeps it, through this environment, so its events are stored
+		// once even if the daemon took it and died.
+		req := request(harness, event, payload)
 		// The daemon is told what is left of the deadline: it answers by
 		// then, with no decision if it has none yet, and finishes the hook
 		// itself. The client waits as long, and no longer.
 		left := deadline - time.Since(start)
-		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(max(left.Milliseconds(), 1), 10))
+		req.Deadline = max(left, time.Millisecond)
 		// Handing a big payload on means writing it to a file first: the
 		// wait ends early enough for that, so the answer still leaves by
 		// the deadline.
 		until := time.Now().Add(min(waitFor(len(payload)), left-answerMargin-hookproto.HandOn(len(payload))))
-		code, out, errOut, failed, ok := ask(p.Socket(), harness, event, payload, until)
+		code, out, errOut, failed, ok := ask(p.Socket(), req, until)
 		if ok && failed == hookproto.NoDecision {
 			// The daemon finishes the hook, but its work is not on disk
 			// yet: the payload is handed on as well, under the same
@@ -125,19 +123,19 @@ func main() {
 			// On a cold start that daemon compiles the plugin, and this
 			// hook waits for it instead of compiling it again.
 			if cold(p) {
-				awaitCompilingDaemon(p, harness, event, payload, start, deadline)
+				awaitCompilingDaemon(p, req, start, deadline)
 			}
 			os.Setenv(hookproto.EnvDaemonStarting, "1")
 		}
 		// The in-process run gets what is left of the deadline; past it,
 		// it answers and finishes in the background.
 		rest := max(left, 100*time.Millisecond)
-		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
+		os.Setenv(hookproto.EnvDeadline, strconv.FormatInt(rest.Milliseconds(), 10))
 	} else {
 		// With no daemon as well, the in-process run gets what is left:
 		// a burst of hooks took seconds to get here on a busy machine.
 		rest := max(deadline-time.Since(start), 100*time.Millisecond)
-		os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(rest.Milliseconds(), 10))
+		os.Setenv(hookproto.EnvDeadline, strconv.FormatInt(rest.Milliseconds(), 10))
 	}
 	inProcess(harness, event, payload)
 }
@@ -162,15 +160,16 @@ const startSettle = 3 * time.Second
 // that would load the whole binary in every hook of a burst, seconds on
 // a busy machine, and then only wait as well. It returns (to run the
 // hook in-process) only if the plugin got compiled but no daemon serves.
-func awaitCompilingDaemon(p paths.Paths, harness, event string, payload []byte, start time.Time, deadline time.Duration) {
+func awaitCompilingDaemon(p paths.Paths, req hookproto.Request, start time.Time, deadline time.Duration) {
+	harness, event, payload := req.Harness, req.Event, req.Payload
 	handOnAt := start.Add(deadline - answerMargin - coldMargin - hookproto.HandOn(len(payload)))
 	quiet := time.Now()
 	for time.Now().Before(handOnAt) {
 		if _, err := os.Lstat(p.Socket()); err == nil {
 			// The daemon answers by handOnAt, with no decision if it has
 			// none yet.
-			os.Setenv("CTXHOOK_HOOK_DEADLINE_MS", strconv.FormatInt(max(time.Until(handOnAt).Milliseconds(), 1), 10))
-			code, out, errOut, failed, ok := ask(p.Socket(), harness, event, payload, handOnAt)
+			req.Deadline = max(time.Until(handOnAt), time.Millisecond)
+			code, out, errOut, failed, ok := ask(p.Socket(), req, handOnAt)
 			if ok {
 				if failed == hookproto.NoDecision {
 					finishLater(harness, event, payload, deadline)
@@ -220,10 +219,24 @@ func finishLater(harness, event string, payload []byte, deadline time.Duration) 
 	os.Exit(0)
 }
 
-// ask sends the request to the daemon and waits for its answer until
-// until; ok is false when the daemon gives none. failed is the daemon's
-// reason when its answer holds no decision.
-func ask(sock, harness, event string, payload []byte, until time.Time) (code int, stdout, stderr []byte, failed string, ok bool) {
+// request is the hook as the daemon is asked it, named: by the name this
+// process was given (a hook handed on), else a new one, set in this
+// environment for the processes it may hand the hook to. Of the
+// environment only what the plugin reads goes along.
+func request(harness, event string, payload []byte) hookproto.Request {
+	id := os.Getenv(hookproto.EnvRequestID)
+	if id == "" {
+		id = hookproto.RequestID()
+		os.Setenv(hookproto.EnvRequestID, id)
+	}
+	return hookproto.Request{Harness: harness, Event: event, ID: id,
+		Environ: hookproto.PluginEnviron(harness, event, os.Environ()), Payload: payload}
+}
+
+// ask sends req to the daemon and waits for its answer until until; ok
+// is false when the daemon gives none. failed is the daemon's reason
+// when its answer holds no decision.
+func ask(sock string, req hookproto.Request, until time.Time) (code int, stdout, stderr []byte, failed string, ok bool) {
 	// The socket must be this user's: never hand a payload to a socket
 	// someone else planted.
 	if !hookproto.SocketIsMine(sock) {
@@ -234,10 +247,7 @@ func ask(sock, harness, event string, payload []byte, until time.Time) (code int
 		return 0, nil, nil, "", false
 	}
 	defer conn.Close()
-	// The whole environment: the daemon takes CTXHOOK_* settings from it,
-	// and the plugin redacts the values of sensitive variables.
-	env := os.Environ()
-	if hookproto.Write(conn, []byte(hookproto.ID()), []byte(harness), []byte(event), []byte(strings.Join(env, "\x00")), payload) != nil {
+	if hookproto.Write(conn, req.Fields(hookproto.ID())...) != nil {
 		return 0, nil, nil, "", false
 	}
 	ans, err := hookproto.Read(&buffered{c: conn})

@@ -7,15 +7,15 @@ import (
 	"strconv"
 
 	"github.com/ctxhook/ctxhook/host/internal/cli"
-	"github.com/ctxhook/ctxhook/host/internal/watchdog"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 func main() {
 	// Started as the watchdog helper of another ctxhook process (systems
 	// without Linux's kernel timer; package watchdog).
-	if p := os.Getenv(watchdog.EnvParent); p != "" {
+	if p := os.Getenv(platform.EnvWatchdogParent); p != "" {
 		if pid, err := strconv.Atoi(p); err == nil {
-			watchdog.Serve(pid)
+			platform.ServeWatchdog(pid)
 		}
 		return
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/install"
-	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin"
@@ -114,7 +114,7 @@ func doctorDirs(env Env, c *checks, p paths.Paths) {
 		if _, err := os.Lstat(d.dir); err != nil {
 			continue
 		}
-		if err := owned.Dir(d.dir); err != nil {
+		if err := platform.OwnedDir(d.dir); err != nil {
 			c.bad("%v: %s", err, d.what)
 		}
 	}

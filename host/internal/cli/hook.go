@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,15 +64,16 @@ func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) 
 	if err != nil {
 		return payload, false
 	}
-	environ := append(os.Environ(), "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(hookproto.Late.Milliseconds(), 10))
+	req := hookproto.Request{Harness: harness, Event: event, ID: env.Getenv(hookproto.EnvRequestID), Deadline: hookproto.Late,
+		Late: true, Environ: hookproto.PluginEnviron(harness, event, os.Environ()), Payload: payload}
 	c := daemon.Client{Paths: p}
 	defer c.Close()
-	a, err := c.Ask(harness, event, environ, payload, hookproto.Late+10*time.Second)
+	a, err := c.Ask(req, hookproto.Late+10*time.Second)
 	if err != nil && !runner.Ready(p.WasmCache(), nil, true) && c.AwaitStart(time.Now().Add(hookproto.Late/2)) {
 		// A cold start: the daemon was compiling the plugin. Asked now,
 		// it decides this hook in milliseconds; deciding it here would
 		// load the plugin in one more process.
-		a, err = c.Ask(harness, event, environ, payload, hookproto.Late+10*time.Second)
+		a, err = c.Ask(req, hookproto.Late+10*time.Second)
 	}
 	return payload, err == nil && a.Failed == ""
 }
@@ -102,8 +102,9 @@ func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int
 		// The daemon answers by then, with no decision if it has none
 		// yet: what is left keeps room to hand the payload on.
 		left := deadline - time.Since(start) - 50*time.Millisecond - hookproto.HandOn(len(payload))
-		environ := append(os.Environ(), "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(max(left.Milliseconds(), 1), 10))
-		a, err := c.Ask(harness, event, environ, payload, max(left, time.Millisecond))
+		req := hookproto.Request{Harness: harness, Event: event, ID: env.Getenv(hookproto.EnvRequestID), Deadline: max(left, time.Millisecond),
+			Environ: hookproto.PluginEnviron(harness, event, os.Environ()), Payload: payload}
+		a, err := c.Ask(req, max(left, time.Millisecond))
 		if err == nil {
 			if a.Failed == hookproto.NoDecision {
 				// Decided after the answer: handed on as well, as the

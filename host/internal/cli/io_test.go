@@ -67,8 +67,8 @@ func TestIoSocketReachesDaemon(t *testing.T) {
 	runDaemonProc(t, e, info)
 	t.Cleanup(func() { homeprocs.KillDaemons(home) })
 
-	environ := strings.Join([]string{"CTXHOOK_HOME=" + home, "CTXHOOK_REQUEST_ID=io-socket-test"}, "\x00")
-	ans := askDaemon(t, info.Socket, info.Handshake, "claude-code", "PostToolUse", environ, read(t, "hook-PostToolUse.json"))
+	req := hookproto.Request{Harness: "claude-code", Event: "PostToolUse", ID: "io-socket-test", Payload: read(t, "hook-PostToolUse.json")}
+	ans := askDaemon(t, info.Socket, req.Fields(info.Handshake))
 	if len(ans) != 5 || string(ans[0]) != "ok" || string(ans[1]) != "0" || len(ans[4]) != 0 {
 		t.Fatalf("answer %q", ans)
 	}
@@ -82,7 +82,7 @@ func TestIoSocketReachesDaemon(t *testing.T) {
 			t.Fatalf("the daemon's event was not found by search: %s", out)
 		}
 	}
-	ans = askDaemon(t, info.Socket, "another-build", "claude-code", "PostToolUse", environ, read(t, "hook-PostToolUse.json"))
+	ans = askDaemon(t, info.Socket, req.Fields("another-build"))
 	if len(ans) == 0 || string(ans[0]) != "mismatch" {
 		t.Fatalf("another build's request answered %q", ans)
 	}
@@ -112,7 +112,7 @@ func runDaemonProc(t *testing.T, e *testEnv, info socketAnswer) {
 }
 
 // askDaemon sends one request in the daemon's wire format and reads its answer.
-func askDaemon(t *testing.T, sock string, fields ...any) [][]byte {
+func askDaemon(t *testing.T, sock string, fields [][]byte) [][]byte {
 	t.Helper()
 	conn, err := net.DialTimeout("unix", sock, 5*time.Second)
 	if err != nil {
@@ -120,16 +120,7 @@ func askDaemon(t *testing.T, sock string, fields ...any) [][]byte {
 	}
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(30 * time.Second))
-	var b [][]byte
-	for _, f := range fields {
-		switch f := f.(type) {
-		case string:
-			b = append(b, []byte(f))
-		case []byte:
-			b = append(b, f)
-		}
-	}
-	if err := hookproto.Write(conn, b...); err != nil {
+	if err := hookproto.Write(conn, fields...); err != nil {
 		t.Fatal(err)
 	}
 	ans, err := hookproto.Read(bufio.NewReader(conn))
@@ -153,7 +144,7 @@ func TestIoApplyStoresARequestOnce(t *testing.T) {
 		json.Unmarshal([]byte(out), &res)
 		return len(res.Results)
 	}
-	e.vars["CTXHOOK_REQUEST_ID"] = "apply-once"
+	e.vars[hookproto.EnvRequestID] = "apply-once"
 	for range 2 {
 		if out, errs, code := e.run(t, effects, "io", "apply"); code != 0 {
 			t.Fatalf("io apply: %d %s %s", code, out, errs)
@@ -162,7 +153,7 @@ func TestIoApplyStoresARequestOnce(t *testing.T) {
 	if n := count(); n != 1 {
 		t.Fatalf("%d events after applying one request twice, want 1", n)
 	}
-	delete(e.vars, "CTXHOOK_REQUEST_ID")
+	delete(e.vars, hookproto.EnvRequestID)
 	e.run(t, effects, "io", "apply")
 	if n := count(); n != 2 {
 		t.Fatalf("%d events after applying it once more without a request id, want 2", n)

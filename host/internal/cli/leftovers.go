@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // leftover is a file or directory in the user's ctxhook directories that
@@ -34,7 +34,7 @@ func leftovers(getenv func(string) string, p paths.Paths) []leftover {
 		return nil // no uids (Windows)
 	}
 	if want == 0 {
-		uid, ok := owned.Owner(getenv("HOME"))
+		uid, ok := platform.FileOwner(getenv("HOME"))
 		if !ok {
 			return nil
 		}
@@ -50,7 +50,7 @@ func leftovers(getenv func(string) string, p paths.Paths) []leftover {
 		if len(out) >= maxLeftovers {
 			return
 		}
-		uid, ok := owned.Owner(path)
+		uid, ok := platform.FileOwner(path)
 		if !ok {
 			return
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/termsafe"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/store"
 )
 
@@ -100,7 +100,7 @@ func printSearch(env Env, q store.Query, res store.Result, turns []store.ChunkHi
 	hits, totalEvents := res.Hits, res.Total
 	// Snippets are captured text, which is hostile: escape sequences in it
 	// are printed visibly, not run by the terminal.
-	w := termsafe.New(env.Stdout)
+	w := platform.NewTermWriter(env.Stdout)
 	defer w.Flush()
 	if len(hits) == 0 && len(turns) == 0 {
 		fmt.Fprintf(w, "no events match %q\n", strings.Join(q.Terms, " "))

@@ -170,7 +170,8 @@ func secondUserProbe(list string) {
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(5 * time.Second))
 	payload := []byte(`{"session_id":"x","hook_event_name":"PostToolUse","tool_name":"mcp__a__b","tool_input":{},"tool_response":"y"}`)
-	if err := hookproto.Write(conn, []byte(daemon.BuildID()), []byte("claude-code"), []byte("PostToolUse"), nil, payload); err != nil {
+	req := hookproto.Request{Harness: "claude-code", Event: "PostToolUse", ID: "second-user", Payload: payload}
+	if err := hookproto.Write(conn, req.Fields(daemon.BuildID())...); err != nil {
 		fmt.Println("daemon refused: cannot send:", err)
 		return
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/ctxhook/ctxhook/host/internal/termsafe"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
@@ -53,7 +53,7 @@ func runShow(ctx context.Context, env Env, args []string) int {
 		return 0
 	}
 	// Captured text is hostile: escape sequences are printed visibly.
-	w := termsafe.New(env.Stdout)
+	w := platform.NewTermWriter(env.Stdout)
 	defer w.Flush()
 	fmt.Fprintf(w, "event      #%d", e.ID)
 	if e.Key != "" {
@@ -223,7 +223,7 @@ func showChunk(env Env, idText string, asJSON bool) int {
 	if asJSON {
 		return writeJSON(env, c)
 	}
-	w := termsafe.New(env.Stdout)
+	w := platform.NewTermWriter(env.Stdout)
 	defer w.Flush()
 	fmt.Fprintf(w, "turn       #c%d\n", c.ID)
 	fmt.Fprintf(w, "time       %s\n", time.UnixMilli(c.TimeMS).Format(time.RFC3339))

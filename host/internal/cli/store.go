@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/shipper"
-	"github.com/ctxhook/ctxhook/host/internal/termsafe"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/pgstore"
 )
@@ -170,9 +170,9 @@ func shipStatus(p paths.Paths, url string) string {
 		return fmt.Sprintf("shared store %s: nothing sent yet (the daemon sends; or ctxhook store ship)", shipper.Where(url))
 	case r.Error != "":
 		return fmt.Sprintf("shared store %s unreachable since %s: %d events wait in the local store (%s)",
-			termsafe.String(r.Database), time.UnixMilli(r.SinceMS).Format(time.DateTime), r.Pending, termsafe.String(r.Error))
+			platform.TermSafe(r.Database), time.UnixMilli(r.SinceMS).Format(time.DateTime), r.Pending, platform.TermSafe(r.Error))
 	default:
-		return fmt.Sprintf("shared store %s: %d events waiting, last sent %s", termsafe.String(r.Database), r.Pending, time.UnixMilli(r.AtMS).Format(time.DateTime))
+		return fmt.Sprintf("shared store %s: %d events waiting, last sent %s", platform.TermSafe(r.Database), r.Pending, time.UnixMilli(r.AtMS).Format(time.DateTime))
 	}
 }
 
@@ -201,7 +201,7 @@ func storeSearch(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return fail(env, "%v", err)
 	}
-	w := termsafe.New(env.Stdout)
+	w := platform.NewTermWriter(env.Stdout)
 	defer w.Flush()
 	fmt.Fprintf(w, "%s: %s\n", where, plural(int64(res.Total), "result", "results"))
 	for _, h := range res.Hits {
@@ -228,7 +228,7 @@ func openShared(ctx context.Context, env Env) (store.Backend, string, int) {
 	if err == nil {
 		return remote, "shared store " + shipper.Where(url), 0
 	}
-	fmt.Fprintf(env.Stderr, "ctxhook: the shared store cannot be reached (%s); searching this machine's copy\n", termsafe.String(err.Error()))
+	fmt.Fprintf(env.Stderr, "ctxhook: the shared store cannot be reached (%s); searching this machine's copy\n", platform.TermSafe(err.Error()))
 	st, code := openStore(env)
 	if st == nil {
 		return nil, "", code

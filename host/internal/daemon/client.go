@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -42,14 +41,14 @@ type clientConn struct {
 // request and a response at once at most, plus pipelined calls.
 const maxIdle = 4
 
-// Ask sends one request and returns the daemon's answer. environ is the
-// caller's environment (KEY=VALUE), which carries its CTXHOOK_* settings
-// and the secrets to redact; it should name the request
-// (CTXHOOK_REQUEST_ID): a request on a kept connection the daemon had
-// closed is sent again on a new one, and its name keeps it from being
-// stored twice. wait bounds each exchange.
-func (c *Client) Ask(harness, event string, environ []string, payload []byte, wait time.Duration) (engine.Answer, error) {
-	fields := [][]byte{[]byte(BuildID()), []byte(harness), []byte(event), []byte(strings.Join(environ, "\x00")), payload}
+// Ask sends one request and returns the daemon's answer. req.Environ
+// is what the plugin reads of the caller's environment
+// (hookproto.PluginEnviron: Ask does not choose). req should be named
+// (req.ID): a request on a kept connection the daemon had closed is
+// sent again on a new one, and its name keeps it from being stored
+// twice. wait bounds each exchange.
+func (c *Client) Ask(req hookproto.Request, wait time.Duration) (engine.Answer, error) {
+	fields := req.Fields(BuildID())
 	if cc := c.take(); cc != nil {
 		if a, err := cc.ask(fields, wait); err == nil {
 			c.put(cc)

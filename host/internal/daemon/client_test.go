@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
 
@@ -66,16 +67,16 @@ func TestClientKeepsConnection(t *testing.T) {
 	p, cancel, done := runDaemon(t, home, time.Minute)
 	c := &Client{Paths: p}
 	defer c.Close()
-	env := []string{"CTXHOOK_HOME=" + home, "CTXHOOK_REQUEST_ID=keep-1"}
-	if _, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second); err != nil {
+	req := hookproto.Request{Harness: "claude-code", Event: "PreToolUse", ID: "keep-1", Payload: testPayload(t)}
+	if _, err := c.Ask(req, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.idle) != 1 {
 		t.Fatalf("%d kept connections after one request, want 1", len(c.idle))
 	}
 	kept := c.idle[0].c
-	env[1] = "CTXHOOK_REQUEST_ID=keep-2"
-	if _, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second); err != nil {
+	req.ID = "keep-2"
+	if _, err := c.Ask(req, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if len(c.idle) != 1 || c.idle[0].c != kept {
@@ -90,8 +91,8 @@ func TestClientKeepsConnection(t *testing.T) {
 	}
 	_, cancel2, done2 := runDaemon(t, home, time.Minute)
 	defer func() { cancel2(); <-done2 }()
-	env[1] = "CTXHOOK_REQUEST_ID=keep-3"
-	a, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second)
+	req.ID = "keep-3"
+	a, err := c.Ask(req, 10*time.Second)
 	if err != nil || a.Failed != "" {
 		t.Fatalf("after the daemon restarted: %v %q", err, a.Failed)
 	}
@@ -109,8 +110,8 @@ func TestKeptConnectionDoesNotHoldTheDaemon(t *testing.T) {
 	defer cancel()
 	c := &Client{Paths: p}
 	defer c.Close()
-	env := []string{"CTXHOOK_HOME=" + home, "CTXHOOK_REQUEST_ID=idle-1"}
-	if _, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second); err != nil {
+	req := hookproto.Request{Harness: "claude-code", Event: "PreToolUse", ID: "idle-1", Payload: testPayload(t)}
+	if _, err := c.Ask(req, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -122,7 +123,7 @@ func TestKeptConnectionDoesNotHoldTheDaemon(t *testing.T) {
 		t.Fatal("the daemon did not exit while a client kept a connection")
 	}
 	start := time.Now()
-	_, err := c.Ask("claude-code", "PreToolUse", env, testPayload(t), 10*time.Second)
+	_, err := c.Ask(req, 10*time.Second)
 	if !errors.Is(err, ErrUnavailable) || time.Since(start) > 5*time.Second {
 		t.Fatalf("after the daemon left: %v after %v", err, time.Since(start))
 	}

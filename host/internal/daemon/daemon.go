@@ -5,8 +5,10 @@
 // the in-process path uses.
 //
 // The hook client (ctxhook-hook) talks to it over a Unix socket with
-// wire frames. Request: build id, harness, event, the client's environment
-// (KEY=VALUE entries separated by NUL bytes), payload. Answer: status ("ok"
+// wire frames. Request: build id, harness, event, request id, deadline
+// (milliseconds left), late ("1" or ""), the entries of the client's
+// environment the plugin reads (KEY=VALUE, NUL-separated:
+// hookproto.PluginEnviron), payload (hookproto.Request). Answer: status ("ok"
 // or "mismatch"), exit code, stdout, stderr, and the error that left no
 // decision ("" when there is one: the proxy must tell a failure from "no
 // change"). A request over its bounds, or one that finds no room among
@@ -32,7 +34,6 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/memtrim"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
-	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -444,14 +445,13 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 	if o.Delay > 0 {
 		time.Sleep(o.Delay)
 	}
-	harness, event, payload := string(req[1]), string(req[2]), req[4]
-	env, environ := splitEnviron(string(req[3]))
+	harness, event, payload := req.Harness, req.Event, req.Payload
 	// The client sends what is left of the hook's deadline. The agent
 	// gets an answer by then, none if the decision is not made yet (a
 	// big payload, a queue of them, a cold instance). A hook already
 	// begun is finished here after that, its events stored all the same;
 	// one still queued is dropped, since the client hands it on.
-	left := hookproto.Hook(func(k string) string { return env[k] })
+	left := req.Deadline
 	// The client gives up a little earlier for a big payload, to hand it
 	// on in time: the answer comes before that.
 	answerBy := began.Add(left - answerMargin - hookproto.HandOn(len(payload)))
@@ -462,7 +462,7 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 	// client handed it on to asks again, under the same request id):
 	// its run answers this request too, so a big payload is decided
 	// once.
-	r, joined := o.runs.start(env[hookproto.EnvRequestID])
+	r, joined := o.runs.start(req.ID)
 	if joined {
 		select {
 		case <-r.done:
@@ -472,30 +472,28 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 			return false, false
 		}
 	}
-	if env[hookproto.EnvLate] != "" {
+	if req.Late {
 		// Nobody waits for this hook's answer (see engine.Unanswered).
 		r.claim.Store(1)
 	}
 	handed = true
 	go func() {
 		defer lease.release()
-		decide(ctx, o, compiled, pool, harness, event, payload, env, environ, r)
+		decide(ctx, o, compiled, pool, req, r)
 	}()
 	return false, awaitRun(conn, r, timer, noDecision, o)
 }
 
-// splitEnviron splits the environment a client sent (NUL-separated) into
-// its CTXHOOK_* variables, which steer the hook, and the whole list,
-// whose sensitive values the plugin redacts.
-func splitEnviron(text string) (env map[string]string, environ []string) {
-	env = map[string]string{}
-	environ = strings.Split(text, "\x00")
+// requestVars is the CTXHOOK_* variables of the environment a client
+// sent (hookproto.PluginEnviron), which steer the plugin.
+func requestVars(environ []string) map[string]string {
+	env := map[string]string{}
 	for _, line := range environ {
 		if k, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(k, "CTXHOOK_") {
 			env[k] = v
 		}
 	}
-	return env, environ
+	return env
 }
 
 // answerNoDecision answers a hook whose decision did not come by its
@@ -537,22 +535,23 @@ func awaitRun(conn net.Conn, r *run, timer *time.Timer, noDecision func(), o Opt
 // readRequest reads one request within its bounds (memory.go); ok is
 // false when there is none to decide, retire true when its client is of
 // another build.
-func readRequest(conn net.Conn, br *bufio.Reader, lease *lease, o Options) (req [][]byte, retire, ok bool) {
-	req, err := hookproto.ReadAdmitted(br, requestShape, lease.admit(o.BuildID))
+func readRequest(conn net.Conn, br *bufio.Reader, lease *lease, o Options) (req hookproto.Request, retire, ok bool) {
+	fields, err := hookproto.ReadAdmitted(br, requestShape, lease.admit(o.BuildID))
 	switch {
-	case errors.Is(err, errMismatch) || err == nil && string(req[0]) != o.BuildID:
+	case errors.Is(err, errMismatch) || err == nil && string(fields[hookproto.FieldBuild]) != o.BuildID:
 		hookproto.Write(conn, []byte("mismatch"), []byte("0"), nil, nil)
-		return nil, true, false
+		return req, true, false
 	case errors.Is(err, errBusy), errors.Is(err, hookproto.ErrShape), errors.Is(err, hookproto.ErrTooLarge):
 		// Refused before it was allocated: the client decides in-process.
 		o.Log("refused a request: " + err.Error())
 		conn.SetWriteDeadline(time.Now().Add(time.Second))
 		hookproto.Write(conn, []byte("refused"), []byte("0"), nil, []byte("ctxhook: "+err.Error()+"\n"))
-		return nil, false, false
+		return req, false, false
 	case err != nil:
-		return nil, false, false
+		return req, false, false
 	}
-	return req, false, true
+	req, err = hookproto.ParseRequest(fields)
+	return req, false, err == nil
 }
 
 // answer writes a decided hook's answer; it reports whether the
@@ -575,7 +574,7 @@ const answerMargin = 150 * time.Millisecond
 // engine: see engine.Request.Answered), unless serve dropped it before it
 // began (r.state). ok is false when there is nothing to send: dropped,
 // or the daemon is shutting down.
-func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, harness, event string, payload []byte, env map[string]string, environ []string, r *run) (a engine.Answer, ok bool) {
+func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan *slot, req hookproto.Request, r *run) (a engine.Answer, ok bool) {
 	var s *slot
 	select {
 	case s = <-pool:
@@ -590,7 +589,7 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		// and warmed, rather than paying for both (an error is the next
 		// request's to report, when fill runs again).
 		if s.eng == nil && ctx.Err() == nil {
-			disarm := watchdog.Arm(o.Watchdog, func() { o.Log("replacing an instance overran the deadline: exiting") })
+			disarm := platform.ArmWatchdog(o.Watchdog, func() { o.Log("replacing an instance overran the deadline: exiting") })
 			s.fill(ctx, compiled, o)
 			disarm()
 		}
@@ -606,29 +605,19 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		return engine.Answer{Stderr: "ctxhook: daemon: " + err.Error() + "\n", Failed: err.Error()}, true
 	}
 	s.calls++
-	// The request's environment: its CTXHOOK_* variables win over the
-	// daemon's own.
-	reqEnv := engine.Request{ID: env[hookproto.EnvRequestID], Answered: &r.claim, Environ: func() []string { return environ }, Getenv: func(k string) string {
-		if v, ok := env[k]; ok {
-			return v
-		}
-		if strings.HasPrefix(k, "CTXHOOK_") {
-			return ""
-		}
-		return o.Getenv(k)
-	}}
+	reqEnv := engineRequest(req, r, o)
 	// Watchdog: a guest call cannot be interrupted here, so one that
 	// overruns the deadline ends the whole daemon. Its clients answer
 	// in-process (with interruptible calls) and the next hook starts a
 	// fresh daemon.
 	// A big payload gets longer, at a floor of 4 MB/s (the hook client's
 	// wait): one of 64 MiB on a busy machine is not a stuck call.
-	bound := o.Watchdog + time.Duration(len(payload)/(4<<20))*time.Second
-	disarm := watchdog.Arm(bound, func() { o.Log("a call overran the deadline: exiting") })
+	bound := o.Watchdog + time.Duration(len(req.Payload)/(4<<20))*time.Second
+	disarm := platform.ArmWatchdog(bound, func() { o.Log("a call overran the deadline: exiting") })
 	release := holdCollector()
 	// serve answers at the hook's deadline; the run itself has the budget
 	// of a hook finished in the background.
-	a = engine.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, harness, event, payload)
+	a = engine.RunPayload(ctx, s.eng, reqEnv, hookproto.Late, req.Harness, req.Event, req.Payload)
 	release()
 	disarm()
 	// One failure touches one message: an instance that trapped, or grew
@@ -640,6 +629,22 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 		s.close()
 	}
 	return a, true
+}
+
+// engineRequest is the engine's view of a request run r decides: its
+// name, and its environment, whose CTXHOOK_* variables win over the
+// daemon's own (one the client did not send reads as unset).
+func engineRequest(req hookproto.Request, r *run, o Options) engine.Request {
+	env := requestVars(req.Environ)
+	return engine.Request{ID: req.ID, Answered: &r.claim, Environ: func() []string { return req.Environ }, Getenv: func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if strings.HasPrefix(k, "CTXHOOK_") {
+			return ""
+		}
+		return o.Getenv(k)
+	}}
 }
 
 // The collector is held off while a guest call runs. Compiled wasm has

@@ -186,8 +186,8 @@ func floodRequest(sock, id string, chunk []byte) (int64, bool) {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(30 * time.Second))
-	env := "CTXHOOK_HOOK_DEADLINE_MS=15000"
-	if err := hookproto.Write(c, []byte(id), []byte("claude-code"), []byte("PostToolUse"), []byte(env), chunk); err != nil {
+	req := hookproto.Request{Harness: "claude-code", Event: "PostToolUse", Deadline: 15 * time.Second, Payload: chunk}
+	if err := hookproto.Write(c, req.Fields(id)...); err != nil {
 		return 0, false
 	}
 	ans, err := hookproto.Read(c)
@@ -207,8 +207,8 @@ func askNormal(sock, id string) string {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(20 * time.Second))
-	env := "CTXHOOK_HOOK_DEADLINE_MS=15000\x00CTXHOOK_REQUEST_ID=flood-normal"
-	if err := hookproto.Write(c, []byte(id), []byte("claude-code"), []byte("PostToolUse"), []byte(env), payload); err != nil {
+	req := hookproto.Request{Harness: "claude-code", Event: "PostToolUse", ID: "flood-normal", Deadline: 15 * time.Second, Payload: payload}
+	if err := hookproto.Write(c, req.Fields(id)...); err != nil {
 		return "sending: " + err.Error()
 	}
 	ans, err := hookproto.Read(c)

@@ -9,12 +9,21 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 )
 
-// What one request may declare, field by field: build id, harness,
-// event, environment, payload. A message of another shape is refused at
-// its header or at the length that breaks the bound, before anything is
-// allocated for it, so one connection (which carries one request at a
-// time) holds at most their sum, about MaxField + 4 MiB.
-var requestShape = []int{1 << 10, 1 << 10, 1 << 10, maxEnviron, hookproto.MaxField}
+// What one request may declare, field by field (hookproto.Request). A
+// message of another shape is refused at its header or at the length
+// that breaks the bound, before anything is allocated for it, so one
+// connection (which carries one request at a time) holds at most their
+// sum, about MaxField + 4 MiB.
+var requestShape = []int{
+	hookproto.FieldBuild:     1 << 10,
+	hookproto.FieldHarness:   1 << 10,
+	hookproto.FieldEvent:     1 << 10,
+	hookproto.FieldRequestID: 1 << 10,
+	hookproto.FieldDeadline:  32,
+	hookproto.FieldLate:      8,
+	hookproto.FieldEnviron:   maxEnviron,
+	hookproto.FieldPayload:   hookproto.MaxField,
+}
 
 // maxEnviron bounds the environment a client sends: Linux gives a new
 // process 2 MiB of arguments and environment by default.
@@ -119,7 +128,7 @@ func (m *memory) lease() *lease { return &lease{m: m} }
 // is allocated.
 func (l *lease) admit(buildID string) hookproto.Admit {
 	return func(i, n int, got [][]byte) error {
-		if i == 1 && string(got[0]) != buildID {
+		if i == hookproto.FieldHarness && string(got[hookproto.FieldBuild]) != buildID {
 			return errMismatch
 		}
 		until := time.Now().Add(admitWait)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
@@ -48,9 +49,9 @@ func TestSoakDaemon(t *testing.T) {
 			m := fmt.Sprintf("soakbig%d", i)
 			payload = bigpayload.ClaudePostToolUse(1<<20, m, "soak-session", "toolu_"+m)
 		}
-		env := append(f.env, fmt.Sprintf("CTXHOOK_REQUEST_ID=soak-%d", i))
+		req := hookproto.Request{Harness: "claude-code", Event: "PostToolUse", ID: fmt.Sprintf("soak-%d", i), Payload: payload}
 		t0 := time.Now()
-		a, err := c.Ask("claude-code", "PostToolUse", env, payload, 30*time.Second)
+		a, err := c.Ask(req, 30*time.Second)
 		times = append(times, time.Since(t0))
 		if err != nil || a.Failed != "" || a.Code != 0 || (a.Text != "" && !json.Valid([]byte(a.Text))) {
 			if failed++; failed <= 5 {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,11 +125,7 @@ type ask struct {
 func (d *Decider) decide(ctx context.Context, id, harness, event string, payload []byte, o ask) (string, error) {
 	if d.useD && d.daemonUp() {
 		d.awaitSpawned()
-		env := append(d.environ[:len(d.environ):len(d.environ)], hookproto.EnvRequestID+"="+id)
-		if o.deadline > 0 {
-			env = append(env, "CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(o.deadline.Milliseconds(), 10))
-		}
-		a, err := d.daemon.Ask(harness, event, env, payload, o.wait)
+		a, err := d.daemon.Ask(d.request(id, harness, event, payload, o.deadline), o.wait)
 		if err == nil {
 			switch a.Failed {
 			case "":
@@ -142,6 +139,30 @@ func (d *Decider) decide(ctx context.Context, id, harness, event string, payload
 		d.daemonDown()
 	}
 	return d.decideLocal(ctx, harness, event, payload, id)
+}
+
+// request is a payload named id as the daemon is asked it, answered
+// within deadline (0: this process's hook budget, hookproto.Hook).
+func (d *Decider) request(id, harness, event string, payload []byte, deadline time.Duration) hookproto.Request {
+	if deadline == 0 {
+		deadline = hookproto.Hook(envOf(d.environ))
+	}
+	return hookproto.Request{Harness: harness, Event: event, ID: id, Deadline: deadline,
+		Environ: hookproto.PluginEnviron(harness, event, d.environ), Payload: payload}
+}
+
+// envOf reads a variable of environ (the last entry of a name wins, as
+// in a process's environment).
+func envOf(environ []string) func(string) string {
+	return func(k string) string {
+		v := ""
+		for _, kv := range environ {
+			if name, val, ok := strings.Cut(kv, "="); ok && name == k {
+				v = val
+			}
+		}
+		return v
+	}
 }
 
 // finishTries bounds how often Finish asks the daemon again while it
@@ -158,9 +179,7 @@ const finishTries = 3
 // in-process under id. One that stays late is left to finish alone.
 func (d *Decider) Finish(ctx context.Context, id, harness, event string, payload []byte) error {
 	for try := 0; d.useD && try < finishTries; try++ {
-		env := append(d.environ[:len(d.environ):len(d.environ)], hookproto.EnvRequestID+"="+id,
-			"CTXHOOK_HOOK_DEADLINE_MS="+strconv.FormatInt(MaxDeadline.Milliseconds(), 10))
-		a, err := d.daemon.Ask(harness, event, env, payload, MaxDeadline+2*time.Second)
+		a, err := d.daemon.Ask(d.request(id, harness, event, payload, MaxDeadline), MaxDeadline+2*time.Second)
 		switch {
 		case err != nil:
 			d.daemonDown()

@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 )
 
@@ -18,7 +18,7 @@ func readOwnFile(name string) (string, error) {
 	} else if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("not a regular file")
 	}
-	if err := owned.File(name); err != nil {
+	if err := platform.OwnedFile(name); err != nil {
 		return "", err
 	}
 	f, err := os.Open(name)

@@ -27,9 +27,9 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
-	"github.com/ctxhook/ctxhook/host/internal/watchdog"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -391,10 +391,9 @@ func batchBytes(events []abi.Event) int {
 // errLost marks a write whose events could be neither stored nor spooled.
 var errLost = errors.New("events lost")
 
-// pluginEnviron is what the plugin gets of the hook's environment: the entries
-// whose name could name a secret and whose value is long enough to be
-// redacted (the plugin's own rule, abi.HandleRequest.Environ, is
-// narrower; this only spares sending PATH and its kind on every call).
+// pluginEnviron is what the plugin gets of the hook's environment: the
+// entries that may hold a secret (hookproto.Sensitive, the rule a client
+// of the daemon sends them by).
 func pluginEnviron(call Request) []string {
 	all := os.Environ()
 	if call.Environ != nil {
@@ -402,16 +401,8 @@ func pluginEnviron(call Request) []string {
 	}
 	var out []string
 	for _, kv := range all {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || len(v) < 8 {
-			continue
-		}
-		upper := strings.ToUpper(k)
-		for _, w := range []string{"PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "COOKIE", "CREDENTIAL", "SESSION"} {
-			if strings.Contains(upper, w) {
-				out = append(out, kv)
-				break
-			}
+		if hookproto.Sensitive(kv) {
+			out = append(out, kv)
 		}
 	}
 	return out
@@ -485,7 +476,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	// (SIGTERM: no answer, an exit status the harness reports and
 	// passes).
 	if stdio.Process {
-		defer watchdog.Arm(deadline+time.Second, func() {})()
+		defer platform.ArmWatchdog(deadline+time.Second, func() {})()
 		keepRuntimeFree()
 	}
 
@@ -702,7 +693,7 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	}
 	defer eng.Close(context.Background())
 	if late && process {
-		defer watchdog.Arm(lateCallBound(len(payload)), func() {})()
+		defer platform.ArmWatchdog(lateCallBound(len(payload)), func() {})()
 	}
 	return eng.Do(ctx, getenv(hookproto.EnvRequestID), harness, event, payload)
 }

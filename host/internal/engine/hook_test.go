@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/testcache"
@@ -207,11 +208,11 @@ func TestDeadlineHandsOn(t *testing.T) {
 		t.Fatalf("handed on %d times, stdout %q, stderr %q", len(calls), out, stderr)
 	}
 	extra := strings.Join(calls[0].extra, " ")
-	if !strings.Contains(extra, EnvLate+"=1") || !strings.Contains(extra, "CTXHOOK_REQUEST_ID=") {
+	if !strings.Contains(extra, EnvLate+"=1") || !strings.Contains(extra, hookproto.EnvRequestID+"=") {
 		t.Errorf("finisher's environment %q: want it late and named", extra)
 	}
-	e["CTXHOOK_REQUEST_ID"] = "given-by-the-client"
-	if calls, _, _ = run(e, bytes.NewReader(p)); len(calls) != 1 || strings.Contains(strings.Join(calls[0].extra, " "), "CTXHOOK_REQUEST_ID") {
+	e[hookproto.EnvRequestID] = "given-by-the-client"
+	if calls, _, _ = run(e, bytes.NewReader(p)); len(calls) != 1 || strings.Contains(strings.Join(calls[0].extra, " "), hookproto.EnvRequestID) {
 		t.Errorf("a named hook keeps its name (inherited by the finisher), got %+v", calls)
 	}
 	// This process's own runs go on behind the answers; let them end

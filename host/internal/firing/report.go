@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/termsafe"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // The states doctor reports per harness and event.
@@ -114,7 +114,7 @@ func Print(w io.Writer, sts []Status) (problems int) {
 				last = "last fired " + st.LastFired.Local().Format(time.DateTime)
 			}
 			fmt.Fprintf(w, "  FIX   %s hook %s: %s session %s made %d MCP call(s) on %s%s and no %s hook arrived (%s); the harness is not running ctxhook's hooks\n",
-				st.Event, st.State, st.Harness, termsafe.String(st.Missed.ID), st.Missed.Calls, st.Missed.LastCall.Local().Format(time.DateOnly), client(st.Missed.Version), st.Event, last)
+				st.Event, st.State, st.Harness, platform.TermSafe(st.Missed.ID), st.Missed.Calls, st.Missed.LastCall.Local().Format(time.DateOnly), client(st.Missed.Version), st.Event, last)
 		case NotYet:
 			fmt.Fprintf(w, "  --    %s hook %s\n", st.Event, st.State)
 		}
@@ -126,7 +126,7 @@ func client(v string) string {
 	if v == "" {
 		return ""
 	}
-	return " (client " + termsafe.String(v) + ")"
+	return " (client " + platform.TermSafe(v) + ")"
 }
 
 // PrintJSON writes sts as doctor --json's document.

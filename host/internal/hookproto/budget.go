@@ -40,10 +40,19 @@ const EnvDaemonStarting = "CTXHOOK_DAEMON_STARTING"
 // Duration) must not turn into a deadline in the past.
 const MaxHook = 10 * time.Minute
 
+// EnvDeadline is a hook's budget in milliseconds, as the harness's hook
+// entry or a process handing a hook on sets it.
+const EnvDeadline = "CTXHOOK_HOOK_DEADLINE_MS"
+
 // Hook is the budget: CTXHOOK_HOOK_DEADLINE_MS when it is a positive
 // number of milliseconds (at most MaxHook), else Default.
 func Hook(getenv func(string) string) time.Duration {
-	ms, err := strconv.ParseInt(getenv("CTXHOOK_HOOK_DEADLINE_MS"), 10, 64)
+	return budgetMS(getenv(EnvDeadline))
+}
+
+// budgetMS is a budget given in milliseconds (Hook's rule).
+func budgetMS(s string) time.Duration {
+	ms, err := strconv.ParseInt(s, 10, 64)
 	if errors.Is(err, strconv.ErrRange) && ms > 0 {
 		return MaxHook
 	}

@@ -39,7 +39,9 @@ func IDOf(bi *debug.BuildInfo) string {
 }
 
 // EnvRequestID carries a hook's request id to a process that runs the
-// hook (a finisher, `ctxhook io`) and, from a JS host, to the daemon.
+// hook (a finisher, the in-process `ctxhook hook`, `ctxhook io`). The
+// daemon is told it in a field of the request (Request.ID), never
+// through an environment.
 const EnvRequestID = "CTXHOOK_REQUEST_ID"
 
 // RequestID names one hook request (EnvRequestID): the hook client

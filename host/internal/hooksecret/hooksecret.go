@@ -19,7 +19,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // Field is the key of the hooks' input that carries the secret.
@@ -36,10 +36,10 @@ const size = 32
 func Path(data string) string { return filepath.Join(data, "hook-secret") }
 
 // Read returns the secret at path. A file that is missing, not this
-// user's alone (owned.File), or not a secret install wrote is an error:
+// user's alone (platform.OwnedFile), or not a secret install wrote is an error:
 // the hook tool then answers nobody.
 func Read(path string) (string, error) {
-	if err := owned.File(path); err != nil {
+	if err := platform.OwnedFile(path); err != nil {
 		return "", err
 	}
 	fi, err := os.Stat(path)
@@ -96,7 +96,7 @@ func Ensure(path string) (string, error) {
 		err = cerr
 	}
 	if err == nil {
-		owned.TightenFile(tmp.Name())
+		platform.TightenFile(tmp.Name())
 		err = os.Link(tmp.Name(), path)
 	}
 	if err != nil && !errors.Is(err, fs.ErrExist) {

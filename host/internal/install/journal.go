@@ -13,7 +13,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // Journal remembers every file install changes: the file as it was before
@@ -93,7 +93,7 @@ func (j Journal) load(path string) (record, bool) {
 }
 
 func (j Journal) save(r record) error {
-	if err := owned.MayCreate(j.Dir); err != nil {
+	if err := platform.MayCreate(j.Dir); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(j.Dir, 0o700); err != nil {

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxhook/ctxhook/adapters"
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // OpenCode has no hook commands: ctxhook runs inside it as a plugin file
@@ -261,10 +261,10 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 // writeUserFile writes one of the user's files: atomically, and through
 // a symbolic link in its place (a dotfiles manager's) to the file it
 // leads to, replaced in that file's own directory, so the link stays.
-// A link owned.LinkTarget refuses is neither followed nor replaced.
+// A link platform.LinkTarget refuses is neither followed nor replaced.
 func writeUserFile(path string, data []byte, mode os.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, err := owned.LinkTarget(path)
+		target, err := platform.LinkTarget(path)
 		if err != nil {
 			return fmt.Errorf("install: %s is a symbolic link ctxhook will not write through (%v); it was not changed", path, err)
 		}

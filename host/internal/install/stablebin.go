@@ -14,8 +14,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // A ctxhook started by `npx ctxhook` runs from npx's cache
@@ -131,7 +131,7 @@ func (s Stable) Copy() (bool, error) {
 	wrote := false
 	for _, src := range s.sources {
 		dst := filepath.Join(s.Dir, src.name)
-		if sum, err := fileSum(dst); err == nil && sum == src.sum && owned.File(dst) == nil {
+		if sum, err := fileSum(dst); err == nil && sum == src.sum && platform.OwnedFile(dst) == nil {
 			continue
 		}
 		if err := copyVerified(src, dst); err != nil {
@@ -139,7 +139,7 @@ func (s Stable) Copy() (bool, error) {
 		}
 		wrote = true
 	}
-	if err := owned.Tree(s.Dir, 0); err != nil {
+	if err := platform.OwnedTree(s.Dir, 0); err != nil {
 		return wrote, fmt.Errorf("install: %w", err)
 	}
 	for _, src := range s.sources {

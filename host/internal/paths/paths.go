@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // Paths are the resolved locations. Every directory is created 0700.
@@ -48,7 +48,8 @@ func Resolve(getenv func(string) string) (Paths, error) {
 			Config: filepath.Join(h, "config", "config.toml"),
 		}, nil
 	}
-	return defaults(getenv)
+	d, err := platform.DefaultDirs(getenv)
+	return Paths{Data: d.Data, Cache: d.Cache, Config: d.Config}, err
 }
 
 // EnsureDir creates dir (and parents) and forces it to 0700 whatever the
@@ -75,7 +76,7 @@ func EnsureDir(dir string) error {
 		created = append(created, d)
 	}
 	if len(created) > 0 {
-		if err := owned.MayCreate(dir); err != nil {
+		if err := platform.MayCreate(dir); err != nil {
 			return err
 		}
 	}
@@ -83,12 +84,12 @@ func EnsureDir(dir string) error {
 		return err
 	}
 	for _, d := range created {
-		owned.Tighten(d)
+		platform.Tighten(d)
 	}
 	if len(created) == 0 && ours(dir) {
-		owned.Tighten(dir)
+		platform.Tighten(dir)
 	}
-	return owned.Dir(dir)
+	return platform.OwnedDir(dir)
 }
 
 // ours reports whether dir lies in a directory named ctxhook*.

@@ -11,6 +11,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	watchdogRoles()
 	// A second process holding the lock for a while.
 	if p := os.Getenv("FLOCK_TEST_HOLD"); p != "" {
 		f, err := os.OpenFile(p, os.O_RDWR, 0)

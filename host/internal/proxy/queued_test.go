@@ -113,9 +113,9 @@ func occupyDaemon(t *testing.T, home string, i int) {
 	defer c.Close()
 	payload := `{"session_id":"other","server":"wf","message":{"jsonrpc":"2.0","id":9,"result":{"content":[{"type":"text","text":"CTXHOOK_TEST_SLOW"}]}},` +
 		`"request":{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":{}}}}`
-	env := []string{"CTXHOOK_HOME=" + home, hookproto.EnvRequestID + "=slow-" + string(rune('a'+i)), "CTXHOOK_HOOK_DEADLINE_MS=60000"}
+	req := hookproto.Request{Harness: abi.HarnessMCPProxy, Event: abi.ProxyResponse, ID: "slow-" + string(rune('a'+i)), Deadline: time.Minute, Payload: []byte(payload)}
 	t0 := time.Now()
-	if _, err := c.Ask(abi.HarnessMCPProxy, abi.ProxyResponse, env, []byte(payload), 62*time.Second); err != nil {
+	if _, err := c.Ask(req, 62*time.Second); err != nil {
 		t.Errorf("the slow payload: %v", err)
 	}
 	t.Logf("slow payload %d decided in %v", i, time.Since(t0))

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
-	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/pgstore"
 )
@@ -102,7 +102,7 @@ func ship(ctx context.Context, p paths.Paths, sc config.Store, progress func(pgs
 // (a symbolic link at a fixed temporary name, say) is never written
 // through. The temporary file gets a fresh name, created exclusively.
 func writeReport(p paths.Paths, r Report) error {
-	if err := owned.Dir(p.Data); err != nil {
+	if err := platform.OwnedDir(p.Data); err != nil {
 		return err
 	}
 	b, _ := json.Marshal(r)

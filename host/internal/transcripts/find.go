@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
 // Source is where one harness keeps its session history on disk: the
@@ -67,7 +67,7 @@ func Find(srcs []Source, skipped func(path, why string)) []Job {
 				skipped(p, "a symbolic link")
 				return nil
 			}
-			if err := owned.File(p); err != nil {
+			if err := platform.OwnedFile(p); err != nil {
 				skipped(p, err.Error())
 				return nil
 			}
@@ -90,7 +90,7 @@ func dbJobs(s Source, skipped func(path, why string)) []Job {
 	if _, err := os.Lstat(s.Dir); err != nil {
 		return nil
 	}
-	if err := owned.File(s.Dir); err != nil {
+	if err := platform.OwnedFile(s.Dir); err != nil {
 		skipped(s.Dir, err.Error())
 		return nil
 	}

@@ -15,7 +15,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/ctxhook/ctxhook/host/internal/owned"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -162,7 +162,7 @@ func readFile(path string, off, pass int64) ([]byte, int64, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, 0, fmt.Errorf("transcripts: %s is not a regular file", path)
 	}
-	if err := owned.Opened(path, fi); err != nil {
+	if err := platform.OwnedOpened(path, fi); err != nil {
 		return nil, 0, fmt.Errorf("transcripts: %w", err)
 	}
 	if fi.Size() < off {

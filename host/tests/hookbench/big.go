@@ -126,7 +126,7 @@ func (b *bench) daemonMemory() {
 		}
 		c, err := net.Dial("unix", b.p.Socket())
 		check(err)
-		hookproto.Write(c, buildID, []byte("claude-code"), []byte("PostToolUse"), nil, b.payload)
+		hookproto.Write(c, hookproto.Request{Harness: "claude-code", Event: "PostToolUse", Payload: b.payload}.Fields(string(buildID))...)
 		_, err = hookproto.Read(c)
 		check(err)
 		c.Close()

@@ -1,4 +1,4 @@
-package watchdog
+package platform
 
 import "os"
 

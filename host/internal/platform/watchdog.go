@@ -1,6 +1,7 @@
-// Package watchdog ends a process whose plugin call never returns, even
-// when the Go runtime stands still waiting for that call (see Arm).
-package watchdog
+// The watchdog ends a process whose plugin call never returns, even
+// when the Go runtime stands still waiting for that call (see ArmWatchdog).
+
+package platform
 
 import (
 	"os"
@@ -9,7 +10,7 @@ import (
 
 // inRuntime is the watchdog on a runtime timer, the fallback when the
 // kernel's cannot be had: it cannot fire while a collection waits for a
-// stuck guest call (see Arm).
+// stuck guest call (see ArmWatchdog).
 func inRuntime(d time.Duration, onFail func()) (disarm func()) {
 	t := time.AfterFunc(d, func() {
 		onFail()

@@ -1,4 +1,4 @@
-package watchdog
+package platform
 
 import (
 	"bufio"
@@ -9,18 +9,18 @@ import (
 	"time"
 )
 
-// EnvParent, set in a process's environment, makes it a watchdog helper
-// for the process it names (see Serve); the ctxhook binary checks it
+// EnvWatchdogParent, set in a process's environment, makes it a watchdog helper
+// for the process it names (see ServeWatchdog); the ctxhook binary checks it
 // first thing.
-const EnvParent = "CTXHOOK_WATCHDOG_PARENT"
+const EnvWatchdogParent = "CTXHOOK_WATCHDOG_PARENT"
 
-// Serve is the helper's side, on systems without a kernel timer that
-// signals a process (timer_create is Linux's; see Arm): a small process
+// ServeWatchdog is the helper's side, on systems without a kernel timer that
+// signals a process (timer_create is Linux's; see ArmWatchdog): a small process
 // of its own runtime, which the parent's stuck runtime cannot stop. It
 // reads "arm <id> <unix-ms>" and "disarm <id>" lines on stdin and ends
 // the parent (terminate) when an armed deadline passes; it exits when
 // stdin closes (the parent is gone) or once it has ended the parent.
-func Serve(parent int) {
+func ServeWatchdog(parent int) {
 	lines := make(chan string)
 	go func() {
 		sc := bufio.NewScanner(os.Stdin)

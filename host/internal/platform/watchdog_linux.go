@@ -1,4 +1,4 @@
-package watchdog
+package platform
 
 import (
 	"syscall"
@@ -20,7 +20,7 @@ type itimerspec struct {
 
 const clockMonotonic = 1
 
-// Arm ends the process with SIGTERM if disarm is not called within d;
+// ArmWatchdog ends the process with SIGTERM if disarm is not called within d;
 // onFail runs first when it can (only on the fallback below).
 //
 // A timer of the Go runtime cannot do this. A guest call compiled without
@@ -31,7 +31,7 @@ const clockMonotonic = 1
 // for a SIGTERM nobody asked for ends the process from inside the
 // handler, without the scheduler. So a process that arms it must not
 // listen for SIGTERM.
-func Arm(d time.Duration, onFail func()) (disarm func()) {
+func ArmWatchdog(d time.Duration, onFail func()) (disarm func()) {
 	ev := sigevent{signo: int32(syscall.SIGTERM)}
 	var id int32
 	if _, _, e := syscall.RawSyscall(syscall.SYS_TIMER_CREATE, clockMonotonic, uintptr(unsafe.Pointer(&ev)), uintptr(unsafe.Pointer(&id))); e != 0 {

@@ -1,10 +1,10 @@
 //go:build !linux
 
-package watchdog
+package platform
 
 import "time"
 
-// Arm ends the process if disarm is not called within d; onFail runs
+// ArmWatchdog ends the process if disarm is not called within d; onFail runs
 // first when it can (only on the runtime-timer fallback).
 //
 // A timer of the Go runtime cannot do this alone: a guest call compiled
@@ -13,8 +13,8 @@ import "time"
 // timers included. Where the kernel has no timer that signals the process
 // (Linux's timer_create, watchdog_linux.go), a helper process, whose
 // runtime the stuck one cannot stop, holds the deadline and ends this
-// process when it passes (Serve). Without a helper, the runtime timer.
-func Arm(d time.Duration, onFail func()) (disarm func()) {
+// process when it passes (ServeWatchdog). Without a helper, the runtime timer.
+func ArmWatchdog(d time.Duration, onFail func()) (disarm func()) {
 	if disarm, ok := armHelper(d); ok {
 		return disarm
 	}

@@ -1,19 +1,20 @@
-// Package termsafe makes text from tool output safe to print on a
+// Terminal safety: this file makes text from tool output safe to print on a
 // terminal. Captured responses are hostile text: an escape sequence in
 // one can write the clipboard (OSC 52), retitle the window, clear the
 // screen or hide what follows. Human output of `search` and `show` goes
-// through Writer, which prints every control character (C0 but tab and
+// through TermWriter, which prints every control character (C0 but tab and
 // newline, DEL, and C1) as a visible escape such as \x1b. --json output
 // keeps the bytes (JSON escapes control characters itself).
-package termsafe
+
+package platform
 
 import (
 	"fmt"
 	"io"
 )
 
-// Writer passes text to W with control characters made visible.
-type Writer struct {
+// TermWriter passes text to W with control characters made visible.
+type TermWriter struct {
 	W io.Writer
 	// lead is a 0xC2 byte held back from the last Write: with the next
 	// byte it may be a C1 control (U+0080-U+009F) in UTF-8.
@@ -21,12 +22,12 @@ type Writer struct {
 	buf  []byte
 }
 
-// New returns a Writer on w.
-func New(w io.Writer) *Writer { return &Writer{W: w} }
+// NewTermWriter returns a TermWriter on w.
+func NewTermWriter(w io.Writer) *TermWriter { return &TermWriter{W: w} }
 
 // Write writes p with its control characters escaped. It reports len(p)
 // when all of it was written.
-func (t *Writer) Write(p []byte) (int, error) {
+func (t *TermWriter) Write(p []byte) (int, error) {
 	b := t.buf[:0]
 	i := 0
 	if t.lead {
@@ -62,7 +63,7 @@ func (t *Writer) Write(p []byte) (int, error) {
 }
 
 // Flush writes a byte held back at the end of the last Write.
-func (t *Writer) Flush() error {
+func (t *TermWriter) Flush() error {
 	if !t.lead {
 		return nil
 	}
@@ -71,10 +72,10 @@ func (t *Writer) Flush() error {
 	return err
 }
 
-// String returns s with its control characters made visible.
-func String(s string) string {
+// TermSafe returns s with its control characters made visible.
+func TermSafe(s string) string {
 	var b stringsBuilder
-	w := New(&b)
+	w := NewTermWriter(&b)
 	w.Write([]byte(s))
 	w.Flush()
 	return string(b)

@@ -1,10 +1,11 @@
-// Package owned checks that what ctxhook loads or writes is the user's
+// Ownership checks: that what ctxhook loads or writes is the user's
 // alone. Other local users are not trusted (RATIONALE.md, "Whom does
 // ctxhook trust?"): a directory someone else owns or may write can be
 // filled with compiled native code that ctxhook would run, or with files
 // that receive captured tool output. Such a directory is refused, and the
 // caller takes its safe fallback (no compilation cache, no daemon).
-package owned
+
+package platform
 
 import (
 	"fmt"
@@ -13,14 +14,14 @@ import (
 	"path/filepath"
 )
 
-// Tree checks dir as Dir does and everything under it, at most depth
+// OwnedTree checks dir as OwnedDir does and everything under it, at most depth
 // levels down: no symbolic links, each entry owned by this process's
 // effective user and writable by no one else. For a directory whose
 // files are loaded as code (the compilation cache): with dir safe, no one
 // else can add or swap an entry after the check, so one checked before
 // is the one read.
-func Tree(dir string, depth int) error {
-	if err := Dir(dir); err != nil {
+func OwnedTree(dir string, depth int) error {
+	if err := OwnedDir(dir); err != nil {
 		return err
 	}
 	return walk(dir, depth)
@@ -62,10 +63,10 @@ func mine(p string, fi fs.FileInfo) error {
 	return foreign(p, fi)
 }
 
-// File checks an existing file ctxhook is about to open: not a symbolic
+// OwnedFile checks an existing file ctxhook is about to open: not a symbolic
 // link, this user's, writable by no one else. A file that does not exist
 // passes (the caller creates it, privately).
-func File(path string) error {
+func OwnedFile(path string) error {
 	fi, err := os.Lstat(path)
 	if os.IsNotExist(err) {
 		return nil

@@ -1,4 +1,4 @@
-package watchdog
+package platform
 
 import (
 	"os"
@@ -14,8 +14,8 @@ var helper struct {
 	seq  int64
 }
 
-// helperPipe starts the helper (this same binary, which runs Serve when
-// it finds EnvParent) once, and returns the pipe to it.
+// helperPipe starts the helper (this same binary, which runs ServeWatchdog when
+// it finds EnvWatchdogParent) once, and returns the pipe to it.
 func helperPipe() *os.File {
 	helper.once.Do(func() {
 		self, err := os.Executable()
@@ -27,7 +27,7 @@ func helperPipe() *os.File {
 			return
 		}
 		cmd := exec.Command(self)
-		cmd.Env = append(os.Environ(), EnvParent+"="+strconv.Itoa(os.Getpid()))
+		cmd.Env = append(os.Environ(), EnvWatchdogParent+"="+strconv.Itoa(os.Getpid()))
 		cmd.Stdin = r
 		if err := cmd.Start(); err != nil {
 			r.Close()

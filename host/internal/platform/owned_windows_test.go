@@ -1,4 +1,4 @@
-package owned
+package platform
 
 import (
 	"os"
@@ -33,7 +33,7 @@ func aces(t *testing.T, path string) (sids []string, protected bool) {
 }
 
 // TestOwnerOnlyACL: a directory ctxhook makes its own admits only the
-// user, and so does a file created in it (inherited); Dir accepts it, and
+// user, and so does a file created in it (inherited); OwnedDir accepts it, and
 // refuses it once Everyone may write it.
 func TestOwnerOnlyACL(t *testing.T) {
 	if testdir.UnderWine() {
@@ -63,8 +63,8 @@ func TestOwnerOnlyACL(t *testing.T) {
 	if _, protected := aces(t, dir); !protected {
 		t.Errorf("%s still inherits its parent's entries", dir)
 	}
-	if err := Dir(dir); err != nil {
-		t.Errorf("Dir refuses ctxhook's own directory: %v", err)
+	if err := OwnedDir(dir); err != nil {
+		t.Errorf("OwnedDir refuses ctxhook's own directory: %v", err)
 	}
 	// Everyone may write: refused.
 	everyone, _ := windows.CreateWellKnownSid(windows.WinWorldSid)
@@ -78,8 +78,8 @@ func TestOwnerOnlyACL(t *testing.T) {
 	if err := windows.SetNamedSecurityInfo(dir, windows.SE_FILE_OBJECT, windows.DACL_SECURITY_INFORMATION, nil, nil, acl, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := Dir(dir); err == nil || !strings.Contains(err.Error(), "writable by") {
-		t.Errorf("Dir accepts a directory Everyone may write: %v", err)
+	if err := OwnedDir(dir); err == nil || !strings.Contains(err.Error(), "writable by") {
+		t.Errorf("OwnedDir accepts a directory Everyone may write: %v", err)
 	}
 	TightenFile(f)
 	if sids, _ := aces(t, f); len(sids) != 1 || sids[0] != me.String() {

@@ -1,4 +1,4 @@
-package termsafe
+package platform
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ func TestString(t *testing.T) {
 		{"csi \u009b31m c1", `csi \u009b31m c1`}, // C1 CSI
 		{"é ü ñ 日本 \u00a0", "é ü ñ 日本 \u00a0"},   // letters and U+00A0 stay
 	} {
-		if got := String(tt.in); got != tt.want {
-			t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := TermSafe(tt.in); got != tt.want {
+			t.Errorf("TermSafe(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -25,7 +25,7 @@ func TestString(t *testing.T) {
 // TestSplitWrites: a C1 control split across two writes is still caught.
 func TestSplitWrites(t *testing.T) {
 	var out bytes.Buffer
-	w := New(&out)
+	w := NewTermWriter(&out)
 	w.Write([]byte("x\xc2"))
 	w.Write([]byte("\x9by \xc2"))
 	w.Write([]byte("\xa0z\xc2"))
@@ -43,7 +43,7 @@ func FuzzWriter(f *testing.F) {
 	f.Add([]byte("é\xc2"), 1)
 	f.Fuzz(func(t *testing.T, in []byte, split int) {
 		var out bytes.Buffer
-		w := New(&out)
+		w := NewTermWriter(&out)
 		if split > 0 && split < len(in) {
 			w.Write(in[:split])
 			w.Write(in[split:])

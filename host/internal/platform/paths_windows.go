@@ -1,15 +1,15 @@
-package paths
+package platform
 
 import (
 	"errors"
 	"path/filepath"
 )
 
-// defaults are Windows' own places: data and cache under %LOCALAPPDATA%
+// DefaultDirs are Windows' own places: data and cache under %LOCALAPPDATA%
 // (this machine's, not roamed), the config under %APPDATA% (roamed with
 // the user): %LOCALAPPDATA%\ctxhook\state, %LOCALAPPDATA%\ctxhook\cache,
 // %APPDATA%\ctxhook\config.toml.
-func defaults(getenv func(string) string) (Paths, error) {
+func DefaultDirs(getenv func(string) string) (DefaultPaths, error) {
 	local, roaming := getenv("LOCALAPPDATA"), getenv("APPDATA")
 	if profile := getenv("USERPROFILE"); profile != "" {
 		if !filepath.IsAbs(local) {
@@ -20,9 +20,9 @@ func defaults(getenv func(string) string) (Paths, error) {
 		}
 	}
 	if !filepath.IsAbs(local) || !filepath.IsAbs(roaming) {
-		return Paths{}, errors.New("paths: neither CTXHOOK_HOME nor LOCALAPPDATA/APPDATA (or USERPROFILE) is set")
+		return DefaultPaths{}, errors.New("paths: neither CTXHOOK_HOME nor LOCALAPPDATA/APPDATA (or USERPROFILE) is set")
 	}
-	return Paths{
+	return DefaultPaths{
 		Data:   filepath.Join(local, "ctxhook", "state"),
 		Cache:  filepath.Join(local, "ctxhook", "cache"),
 		Config: filepath.Join(roaming, "ctxhook", "config.toml"),

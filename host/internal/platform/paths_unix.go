@@ -1,6 +1,6 @@
 //go:build !windows
 
-package paths
+package platform
 
 import (
 	"errors"
@@ -9,21 +9,21 @@ import (
 	"path/filepath"
 )
 
-// defaults are the XDG base directories, on Linux and on macOS alike
+// DefaultDirs are the XDG base directories, on Linux and on macOS alike
 // (as gh, git and most command-line tools use them there too, rather than
 // ~/Library): data in $XDG_STATE_HOME/ctxhook (~/.local/state/ctxhook),
 // cache in $XDG_CACHE_HOME/ctxhook (~/.cache/ctxhook), config in
 // $XDG_CONFIG_HOME/ctxhook/config.toml (~/.config/ctxhook).
-func defaults(getenv func(string) string) (Paths, error) {
+func DefaultDirs(getenv func(string) string) (DefaultPaths, error) {
 	home := getenv("HOME")
 	if home == "" {
 		var err error
 		if home, err = os.UserHomeDir(); err != nil {
-			return Paths{}, errors.New("paths: neither CTXHOOK_HOME nor HOME is set")
+			return DefaultPaths{}, errors.New("paths: neither CTXHOOK_HOME nor HOME is set")
 		}
 	}
 	if !filepath.IsAbs(home) {
-		return Paths{}, fmt.Errorf("paths: HOME is not an absolute path (%q)", home)
+		return DefaultPaths{}, fmt.Errorf("paths: HOME is not an absolute path (%q)", home)
 	}
 	// The XDG base directory specification: a relative path in these
 	// variables is invalid and ignored. Taken as it is, it put the store
@@ -38,7 +38,7 @@ func defaults(getenv func(string) string) (Paths, error) {
 	state := xdg("XDG_STATE_HOME", ".local", "state")
 	cfg := xdg("XDG_CONFIG_HOME", ".config")
 	cache := xdg("XDG_CACHE_HOME", ".cache")
-	return Paths{
+	return DefaultPaths{
 		Data:   filepath.Join(state, "ctxhook"),
 		Cache:  filepath.Join(cache, "ctxhook"),
 		Config: filepath.Join(cfg, "ctxhook", "config.toml"),

@@ -1,6 +1,6 @@
 //go:build unix
 
-package owned
+package platform
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"syscall"
 )
 
-// Dir checks that dir is a directory (not a symbolic link) owned by this
+// OwnedDir checks that dir is a directory (not a symbolic link) owned by this
 // process's effective user and writable by no one else, checked on the
 // directory opened (no link followed), and that no directory above it
 // can be replaced by someone else: each is owned by this user or root and
@@ -21,7 +21,7 @@ import (
 // A symbolic link in its place is followed only when it is this user's
 // and sits in a directory that passes the check above: then nobody else
 // can have placed it or can swap it, and its target is checked as dir.
-func Dir(dir string) error {
+func OwnedDir(dir string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -42,7 +42,7 @@ func Dir(dir string) error {
 		if err != nil {
 			return err
 		}
-		return Dir(target)
+		return OwnedDir(target)
 	}
 	fd, err := syscall.Open(abs, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
@@ -203,7 +203,7 @@ func linkMine(p string, fi fs.FileInfo) error {
 // (env -i HOME=~user ctxhook hook ...) would leave root-owned
 // directories there, a spool the user's own hooks then cannot write.
 // The nearest directory of dir that exists decides whose tree it is.
-// For any other user it returns nil: the kernel and Dir do the checking.
+// For any other user it returns nil: the kernel and OwnedDir do the checking.
 func MayCreate(dir string) error {
 	if os.Geteuid() != 0 {
 		return nil
@@ -213,7 +213,7 @@ func MayCreate(dir string) error {
 		return err
 	}
 	if _, err := os.Lstat(abs); err == nil {
-		return nil // nothing to create: Dir judges what exists
+		return nil // nothing to create: OwnedDir judges what exists
 	}
 	for p := abs; ; p = filepath.Dir(p) {
 		fi, err := os.Lstat(p)
@@ -229,8 +229,8 @@ func MayCreate(dir string) error {
 	}
 }
 
-// Owner returns the uid that owns path (not following a link).
-func Owner(path string) (int, bool) {
+// FileOwner returns the uid that owns path (not following a link).
+func FileOwner(path string) (int, bool) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return 0, false

@@ -1,21 +1,13 @@
-package daemon
+package platform
 
 import (
-	"net"
 	"os"
 	"syscall"
 )
 
-// sameUser checks the peer's uid with SO_PEERCRED.
-func sameUser(c net.Conn) bool {
-	conn, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return false
-	}
+// PeerIsUser reports whether the process at the other end of a Unix
+// socket (raw, its SyscallConn) runs as this user; it checks the peer's uid with SO_PEERCRED.
+func PeerIsUser(raw syscall.RawConn) bool {
 	var cred *syscall.Ucred
 	var cerr error
 	raw.Control(func(fd uintptr) {

@@ -1,4 +1,4 @@
-package owned
+package platform
 
 import (
 	"strconv"

@@ -1,4 +1,4 @@
-package watchdog
+package platform
 
 import (
 	"os"
@@ -9,14 +9,15 @@ import (
 	"time"
 )
 
-// TestMain lets this test binary be the helper, as the ctxhook binary is.
-func TestMain(m *testing.M) {
-	if p := os.Getenv(EnvParent); p != "" {
+// watchdogRoles lets this test binary be the watchdog's helper, as the
+// ctxhook binary is, or a process the helper watches (TestMain).
+func watchdogRoles() {
+	if p := os.Getenv(EnvWatchdogParent); p != "" {
 		var pid int
 		for _, c := range p {
 			pid = pid*10 + int(c-'0')
 		}
-		Serve(pid)
+		ServeWatchdog(pid)
 		os.Exit(0)
 	}
 	switch os.Getenv("WATCHDOG_TEST_ROLE") {
@@ -42,7 +43,6 @@ func TestMain(m *testing.M) {
 		os.Stdout.WriteString("survived\n")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
 }
 
 //go:noinline

@@ -1,4 +1,4 @@
-package owned
+package platform
 
 import (
 	"fmt"
@@ -34,10 +34,10 @@ func trusted(sid *windows.SID) bool {
 	return sid.IsWellKnown(windows.WinLocalSystemSid) || sid.IsWellKnown(windows.WinBuiltinAdministratorsSid)
 }
 
-// Dir checks that dir is a directory (not a link or junction) owned by
+// OwnedDir checks that dir is a directory (not a link or junction) owned by
 // this user (or the Administrators, as an elevated process's files are)
 // and writable by no one else.
-func Dir(dir string) error {
+func OwnedDir(dir string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -146,8 +146,8 @@ func TightenFile(path string) {
 func linkMine(p string, fi fs.FileInfo) error { return foreign(p, fi) }
 
 // MayCreate: Windows has no root running with another user's profile the
-// way a Unix root runs with HOME set; the ACL checks of Dir apply.
+// way a Unix root runs with HOME set; the ACL checks of OwnedDir apply.
 func MayCreate(dir string) error { return nil }
 
-// Owner has no uid to give on Windows.
-func Owner(path string) (int, bool) { return 0, false }
+// FileOwner has no uid to give on Windows.
+func FileOwner(path string) (int, bool) { return 0, false }

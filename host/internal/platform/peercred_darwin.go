@@ -1,23 +1,16 @@
-package daemon
+package platform
 
 import (
-	"net"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-// sameUser checks the peer's uid with LOCAL_PEERCRED (macOS's peer
+// PeerIsUser reports whether the process at the other end of a Unix
+// socket (raw, its SyscallConn) runs as this user; it checks the peer's uid with LOCAL_PEERCRED (macOS's peer
 // credentials: the effective uid of the process that connected).
-func sameUser(c net.Conn) bool {
-	conn, ok := c.(*net.UnixConn)
-	if !ok {
-		return false
-	}
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return false
-	}
+func PeerIsUser(raw syscall.RawConn) bool {
 	var cred *unix.Xucred
 	var cerr error
 	raw.Control(func(fd uintptr) {
