@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unsafe"
 
 	"github.com/ctxhook/ctxhook/host/internal/owned"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -44,6 +45,14 @@ type Job struct {
 	// Known are tokens to redact besides the session's own: the job of
 	// `ctxhook index` names no session (KnownTokens).
 	Known []string
+	// Watch, when set, is called before each plugin call with the size of
+	// its input, and what it returns after the call: a host whose plugin
+	// calls cannot be interrupted arms a watchdog there.
+	Watch func(n int) (done func())
+	// Renew, when set, is called after each pass with the runner it used
+	// and returns the one for the next: a long run replaces an instance
+	// whose memory grew (guest memory never shrinks) or a call broke.
+	Renew func(r *runner.Runner) *runner.Runner
 	// cut: the pass reached MaxTurn inside a turn, which ends with it.
 	cut bool
 }
@@ -63,8 +72,10 @@ type StateReader func(keys []string) (map[string]string, error)
 // its transcript there for good. The pass grows fourfold until the turn
 // fits; a turn longer than MaxTurn is cut at the pass's end (the plugin
 // keeps 64 KiB of a turn in any case) and the rest of it is read past.
+// 4 MiB: the guest's memory grows to several times a pass (171 MB after
+// 6 MB lines), and 16 MiB passes took ctxhook index past 400 MB.
 // Tests lower it.
-var MaxTurn int64 = 16 << 20
+var MaxTurn int64 = 4 << 20
 
 // Index runs passes on j until the file is indexed or passes runs out
 // (0: no limit).
@@ -73,6 +84,9 @@ func Index(ctx context.Context, r *runner.Runner, st *store.Store, cfg abi.Confi
 	cur := j // j with its pass grown to a long turn, or cut
 	for n := 0; passes == 0 || n < passes; n++ {
 		p, err := pass(ctx, r, st, cfg, readState, cur)
+		if j.Renew != nil {
+			r = j.Renew(r)
+		}
 		res.Chunks += p.chunks
 		res.Bytes += p.read
 		res.Done = p.done
@@ -150,13 +164,19 @@ func readPass(st *store.Store, j Job) (off int64, data []byte, size int64, err e
 // chunk has the plugin cut data into redacted turns; final: the last turn
 // in data is over.
 func chunk(ctx context.Context, r *runner.Runner, cfg abi.Config, readState StateReader, j Job, data []byte, final bool) ([]abi.Chunk, int, error) {
-	payload, _ := json.Marshal(abi.TranscriptPayload{Format: j.Format, Path: j.Path, Session: j.Session,
-		Data: string(data), Final: final})
-	prep, err := r.Prepare(ctx, abi.PrepareRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: string(payload)})
+	// One copy of the pass as JSON, shared by both calls: a pass may be
+	// MaxTurn long, and every copy of it is resident at once.
+	b, _ := json.Marshal(abi.TranscriptPayload{Format: j.Format, Path: j.Path, Session: j.Session,
+		Data: unsafe.String(unsafe.SliceData(data), len(data)), Final: final})
+	payload := unsafe.String(unsafe.SliceData(b), len(b)) // b is not written again
+	if j.Watch != nil {
+		defer j.Watch(len(payload))()
+	}
+	prep, err := r.Prepare(ctx, abi.PrepareRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: payload})
 	if err != nil {
 		return nil, 0, err
 	}
-	req := abi.HandleRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: string(payload), Config: cfg,
+	req := abi.HandleRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: payload, Config: cfg,
 		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared, Environ: knownEnviron(j.Known)}
 	if req.State, err = readState(prep.StateKeys); err != nil {
 		req.StateError = err.Error()
