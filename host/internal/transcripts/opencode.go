@@ -100,6 +100,12 @@ func (r *sessionReader) read(_ string, off, pass int64) ([]byte, int64, error) {
 			}
 		}
 	}
+	if off+int64(len(data)) >= size {
+		// Read to its end: the rendering goes, or every session of a
+		// large database would stay in memory until the run ends (its
+		// job holds this reader). A later pass renders it again.
+		r.doc, r.rendered = nil, false
+	}
 	return data, size, nil
 }
 

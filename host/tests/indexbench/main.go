@@ -14,58 +14,134 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
 func main() {
 	bin := flag.String("bin", "bin/ctxhook", "the ctxhook binary")
-	size := flag.Int64("size", 1<<30, "bytes of history to generate")
+	base := flag.String("baseline", "", "another ctxhook binary (say, an older build) to time on the same history, side by side")
+	var size byteSize = 1 << 30
+	flag.Var(&size, "size", "bytes of history to generate (100M, 1G)")
+	seed := flag.Uint64("seed", 1, "the generator's seed: a seed and a size always give the same history")
 	maxRSS := flag.Int64("max-rss", 300, "the most MB of peak RSS allowed")
 	fixtures := flag.String("fixtures", "testdata/transcripts", "the recorded histories")
-	keep := flag.Bool("keep", false, "keep the generated home")
+	out := flag.String("out", "", "only generate: write the history under DIR/home and keep it")
+	home := flag.String("home", "", "index this generated home (from -out) instead of generating one")
 	flag.Parse()
-	if err := run(*bin, *fixtures, *size, *maxRSS, *keep); err != nil {
+	c := config{bin: *bin, base: *base, fixtures: *fixtures, size: int64(size), seed: *seed, maxRSS: *maxRSS, out: *out, home: *home}
+	if err := c.run(); err != nil {
 		fmt.Fprintln(os.Stderr, "indexbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(bin, fixtures string, size, maxRSS int64, keep bool) error {
+type config struct {
+	bin, base, fixtures, out, home string
+	size, maxRSS                   int64
+	seed                           uint64
+}
+
+func (c config) run() error {
 	tmp, err := os.MkdirTemp("", "ctxhook-indexbench-")
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Println("keeping", tmp)
-	} else {
-		defer os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp)
+	home, n, err := c.history(tmp)
+	if err != nil || c.out != "" {
+		return err
 	}
-	home := filepath.Join(tmp, "home")
-	t0 := time.Now()
-	n, err := generate(fixtures, home, size)
+	if c.base != "" {
+		if _, err := timeIndex("baseline "+c.base, c.base, filepath.Join(tmp, "base"), home, n); err != nil {
+			return err
+		}
+	}
+	first, err := timeIndex(c.bin, c.bin, tmp, home, n)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("generated %.2f GB of history in %s: %s\n", float64(n)/1e9, time.Since(t0).Round(time.Second), mixOf(home))
-	first, err := index(bin, tmp, home)
-	if err != nil {
-		return err
-	}
-	mbs := float64(n) / 1e6 / first.wall.Seconds()
-	fmt.Printf("index --all: %.2f GB in %s: %.2f MB/s (%.2f MB per CPU second, %s of CPU), peak RSS %d MB; %s\n", float64(n)/1e9,
-		first.wall.Round(100*time.Millisecond), mbs, float64(n)/1e6/first.cpu.Seconds(), first.cpu.Round(100*time.Millisecond), first.rssMB, first.summary)
-	second, err := index(bin, tmp, home)
+	second, err := index(c.bin, tmp, home)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("index --all again: %s, peak RSS %d MB; %s\n", second.wall.Round(100*time.Millisecond), second.rssMB, second.summary)
-	if first.rssMB > maxRSS || second.rssMB > maxRSS {
-		return fmt.Errorf("peak RSS over %d MB", maxRSS)
+	if first.rssMB > c.maxRSS || second.rssMB > c.maxRSS {
+		return fmt.Errorf("peak RSS over %d MB", c.maxRSS)
 	}
 	if !regexp.MustCompile(`^Indexed 0 new turns`).MatchString(second.summary) {
 		return fmt.Errorf("the second run indexed again: %s", second.summary)
 	}
-	return nil
+	return rawInsert(filepath.Join(tmp, "ctxhook", "state", "ctxhook.db"), filepath.Join(tmp, "raw.db"), n)
+}
+
+// history generates the history (under -out, or tmp) or takes -home's; it
+// returns the home and its size.
+func (c config) history(tmp string) (string, int64, error) {
+	if c.home != "" {
+		n, err := dirSize(c.home)
+		fmt.Printf("history under %s: %.2f GB: %s\n", c.home, float64(n)/1e9, mixOf(c.home))
+		return c.home, n, err
+	}
+	home := filepath.Join(tmp, "home")
+	if c.out != "" {
+		home = filepath.Join(c.out, "home")
+	}
+	t0 := time.Now()
+	n, err := generate(c.fixtures, home, c.size, c.seed)
+	if err != nil {
+		return "", 0, err
+	}
+	fmt.Printf("generated %.2f GB of history (seed %d) in %s: %s\n", float64(n)/1e9, c.seed, time.Since(t0).Round(time.Second), mixOf(home))
+	if c.out != "" {
+		fmt.Printf("index it with: go run ./host/tests/indexbench -bin %s -home %s\n", c.bin, home)
+	}
+	return home, n, nil
+}
+
+// timeIndex runs index --all on home with its store under dir and prints
+// its speed.
+func timeIndex(name, bin, dir, home string, n int64) (result, error) {
+	r, err := index(bin, dir, home)
+	if err != nil {
+		return r, err
+	}
+	fmt.Printf("%s index --all: %.2f GB in %s: %.2f MB/s (%.2f MB per CPU second, %s of CPU), peak RSS %d MB; %s\n", name, float64(n)/1e9,
+		r.wall.Round(100*time.Millisecond), float64(n)/1e6/r.wall.Seconds(), float64(n)/1e6/r.cpu.Seconds(), r.cpu.Round(100*time.Millisecond), r.rssMB, r.summary)
+	return r, nil
+}
+
+// dirSize is how many bytes the files under dir hold.
+func dirSize(dir string) (int64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return err
+	})
+	return n, err
+}
+
+// byteSize is a flag of bytes: 100M, 1G, or a number.
+type byteSize int64
+
+func (b *byteSize) String() string { return fmt.Sprint(int64(*b)) }
+
+func (b *byteSize) Set(s string) error {
+	mul := int64(1)
+	switch {
+	case strings.HasSuffix(s, "G"):
+		mul, s = 1<<30, strings.TrimSuffix(s, "G")
+	case strings.HasSuffix(s, "M"):
+		mul, s = 1<<20, strings.TrimSuffix(s, "M")
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	*b = byteSize(v * mul)
+	return err
 }
 
 type result struct {
