@@ -1,7 +1,7 @@
 package platform
 
 import (
-	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -22,13 +22,7 @@ const EnvWatchdogParent = "CTXHOOK_WATCHDOG_PARENT"
 // stdin closes (the parent is gone) or once it has ended the parent.
 func ServeWatchdog(parent int) {
 	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(os.Stdin)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
+	go readLines(os.Stdin, lines)
 	armed := map[string]time.Time{}
 	for {
 		var wait <-chan time.Time
@@ -63,6 +57,34 @@ func ServeWatchdog(parent int) {
 					return
 				}
 			}
+		}
+	}
+}
+
+// readLines sends each line read from f on lines, and closes lines when
+// f ends. It is bufio.Scanner's loop, written out so that every binary
+// that links this package (the hook client among them) does not also
+// initialise bufio: the helper's lines are a few dozen bytes.
+func readLines(f *os.File, lines chan<- string) {
+	defer close(lines)
+	var pending []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := f.Read(buf)
+		pending = append(pending, buf[:n]...)
+		for {
+			i := bytes.IndexByte(pending, '\n')
+			if i < 0 {
+				break
+			}
+			lines <- string(pending[:i])
+			pending = pending[i+1:]
+		}
+		if len(pending) > 1<<16 { // no line is this long: drop it
+			pending = pending[:0]
+		}
+		if err != nil {
+			return
 		}
 	}
 }

@@ -2,7 +2,6 @@ package platform
 
 import (
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 )
@@ -26,16 +25,26 @@ func helperPipe() *os.File {
 		if err != nil {
 			return
 		}
-		cmd := exec.Command(self)
-		cmd.Env = append(os.Environ(), EnvWatchdogParent+"="+strconv.Itoa(os.Getpid()))
-		cmd.Stdin = r
-		if err := cmd.Start(); err != nil {
+		// os.StartProcess, not os/exec: every binary that links this
+		// package (the hook client among them) would initialise os/exec
+		// and context for a helper it almost never starts.
+		null, err := os.Open(os.DevNull)
+		if err != nil {
 			r.Close()
 			w.Close()
 			return
 		}
+		p, err := os.StartProcess(self, []string{self}, &os.ProcAttr{
+			Env:   append(os.Environ(), EnvWatchdogParent+"="+strconv.Itoa(os.Getpid())),
+			Files: []*os.File{r, null, null},
+		})
 		r.Close()
-		go cmd.Wait() // reaped when it exits
+		null.Close()
+		if err != nil {
+			w.Close()
+			return
+		}
+		go p.Wait() // reaped when it exits
 		helper.w = w
 	})
 	return helper.w
