@@ -61,12 +61,13 @@ func installHookScripts(ctx context.Context, env Env, f installFlags, add bool) 
 	if !add {
 		return 0
 	}
-	return afterScriptInstall(ctx, env, f, dir)
+	return afterFilesInstalled(ctx, env, f, dir)
 }
 
-// afterScriptInstall writes the default config, warms the plugin, starts
-// the daemon and prints the notes, as the extension kind does.
-func afterScriptInstall(ctx context.Context, env Env, f installFlags, dir string) int {
+// afterFilesInstalled writes the default config, warms the plugin, starts
+// the daemon and prints the notes: the end of an install of the extension
+// and hook-script kinds.
+func afterFilesInstalled(ctx context.Context, env Env, f installFlags, dir string) int {
 	w := env.Stdout
 	p, err := resolvePaths(env)
 	if err != nil {

@@ -428,25 +428,7 @@ func installExtension(ctx context.Context, env Env, f installFlags, add bool) in
 	if !add {
 		return 0
 	}
-	p, err := resolvePaths(env)
-	if err != nil {
-		return fail(env, "%v", err)
-	}
-	if created, err := writeDefaultConfig(p.Config); err == nil && created {
-		fmt.Fprintf(w, "Wrote a commented config to %s\n", p.Config)
-	}
-	warmPlugin(ctx, env, p.WasmCache())
-	if startDaemon(env, p, f.self) {
-		fmt.Fprintln(w, "Started the ctxhook daemon, so the first session finds the plugin loaded (it exits after 10 minutes without a request).")
-	}
-	fmt.Fprintln(w)
-	for _, line := range notes(f.harness, dir) {
-		fmt.Fprintln(w, line)
-	}
-	fmt.Fprintf(w, "Captured events go to %s; search them with 'ctxhook search <terms>'.\n", p.DB())
-	fmt.Fprintf(w, "The token relay is off until you enable it per MCP server in %s.\n", p.Config)
-	fmt.Fprintf(w, "Check the wiring any time with 'ctxhook doctor %s'.\n", f.harness.Name)
-	return 0
+	return afterFilesInstalled(ctx, env, f, dir)
 }
 
 // dryRunExtension says what install (or uninstall) of the extension would
