@@ -82,7 +82,9 @@ func stopClineHub(t *testing.T, project string) {
 		cmd := strings.ReplaceAll(string(b), "\x00", " ")
 		if strings.Contains(cmd, "--cline-hub-daemon") && strings.Contains(cmd, project) {
 			t.Logf("ending Cline's hub daemon %d", pid)
-			syscall.Kill(pid, syscall.SIGTERM)
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Signal(syscall.SIGTERM) // /proc is Linux's: only there is one found
+			}
 		}
 	}
 }
