@@ -119,7 +119,7 @@ vet:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
 unit: adapters ## unit, conformance and differential tests (Go, then the JS adapters on Node and Bun)
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 40m ./...
 	$(MAKE) js
 
 # The same tests run on Node and on the Bun release OpenCode embeds, which

@@ -1434,7 +1434,7 @@ func TestMCPRevisions(t *testing.T) {
 			blocks, _ := json.Marshal([]map[string]string{{"type": "text", "text": strings.Repeat("x", 64<<20) + " ZQLASTMARK"}})
 			big["tool_response"], big["tool_use_id"] = string(blocks), "big-1"
 			if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "hook", Arguments: big}); err != nil || res.IsError {
-				t.Fatalf("64 MiB hook: %v %+v", err, res)
+				t.Fatalf("64 MiB hook: %v %+v %s", err, res, toolText(res))
 			}
 			if res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": "TCK-42"}}); err != nil || res.IsError {
 				t.Fatalf("the server after a 64 MiB hook: %v %+v", err, res)
@@ -1544,4 +1544,15 @@ func TestMCPToolHooksHealth(t *testing.T) {
 	if out, code := doctor(); code != 0 {
 		t.Errorf("doctor after install again: %d\n%s", code, out)
 	}
+}
+
+// toolText is a tool result's first text block, for failure messages.
+func toolText(res *mcp.CallToolResult) string {
+	if res == nil || len(res.Content) == 0 {
+		return ""
+	}
+	if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+		return tc.Text
+	}
+	return ""
 }

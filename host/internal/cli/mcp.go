@@ -6,6 +6,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
@@ -81,9 +82,7 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		}
 		d := dec
 		mu.Unlock()
-		ctx, cancel := context.WithTimeout(ctx, engine.Deadline(env.Getenv))
-		defer cancel()
-		return d.Decide(ctx, harness, event, payload)
+		return decideHook(ctx, d, env.Getenv, harness, event, payload)
 	}
 	secret := func() (string, error) { return hooksecret.Read(hooksecret.Path(p.Data)) }
 	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Spool: p.SpoolDir(), Version: Version(), Decide: decide, HookSecret: secret})
@@ -96,4 +95,20 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// decideHook decides one of Claude Code's mcp_tool hooks within the
+// hook's deadline; a big payload's deadline grows with it (a second per
+// 4 MiB, as for the proxy's results), within decider.MaxDeadline.
+func decideHook(ctx context.Context, d *decider.Decider, getenv func(string) string, harness, event string, payload []byte) (string, error) {
+	base := engine.Deadline(getenv)
+	if len(payload) < 4<<20 {
+		ctx, cancel := context.WithTimeout(ctx, base)
+		defer cancel()
+		return d.Decide(ctx, harness, event, payload)
+	}
+	deadline := decider.Deadline(base, len(payload))
+	ctx, cancel := context.WithTimeout(ctx, deadline+2*time.Second)
+	defer cancel()
+	return d.DecideWithin(ctx, d.NewID(), harness, event, payload, deadline)
 }
