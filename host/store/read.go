@@ -129,6 +129,10 @@ type SearchOptions struct {
 	SinceMS  int64 // events at or after (0: no bound)
 	UntilMS  int64 // events before (0: no bound)
 	Limit    int   // default 10
+	// NotFromMachine, on the shared store only, leaves out the caller's
+	// own events from that machine: its local store holds them already,
+	// under ids that get_context can walk. The SQLite store ignores it.
+	NotFromMachine string
 }
 
 // Hit is one search result.

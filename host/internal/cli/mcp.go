@@ -8,12 +8,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/decider"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/mcpserver"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/platform"
+	"github.com/ctxhook/ctxhook/host/store/pgstore"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -85,7 +88,9 @@ func runMCP(ctx context.Context, env Env, args []string) int {
 		return decideHook(ctx, d, env.Getenv, harness, event, payload)
 	}
 	secret := func() (string, error) { return hooksecret.Read(hooksecret.Path(p.Data)) }
-	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Spool: p.SpoolDir(), Version: Version(), Decide: decide, HookSecret: secret})
+	srv := mcpserver.New(mcpserver.Options{DB: p.DB(), Spool: p.SpoolDir(), Version: Version(), Decide: decide, HookSecret: secret,
+		OpenShared: sharedOpener(ctx, env, p)})
+	defer srv.Close()
 	// A hook's payload may be as large as any hook's (hookproto.MaxInput,
 	// its strings escaped once more inside the tools/call): past the SDK's
 	// default line limit the server would end, and every later hook and
@@ -111,4 +116,26 @@ func decideHook(ctx context.Context, d *decider.Decider, getenv func(string) str
 	ctx, cancel := context.WithTimeout(ctx, deadline+2*time.Second)
 	defer cancel()
 	return d.DecideWithin(ctx, d.NewID(), harness, event, payload, deadline)
+}
+
+// sharedOpener opens the configured shared store for the tools to read,
+// within a few seconds (a tool call waits for it); nil when none is
+// configured. A config that names one and cannot be read is said once
+// on stderr, and the tools read this machine's store.
+func sharedOpener(ctx context.Context, env Env, p paths.Paths) func() (mcpserver.Shared, error) {
+	sc, err := config.LoadStore(p.Config, env.Getenv)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "ctxhook mcp: %s; the tools read this machine's store only\n", platform.TermSafe(err.Error()))
+		return nil
+	}
+	if sc.URL == "" {
+		return nil
+	}
+	return func() (mcpserver.Shared, error) {
+		st, err := pgstore.Open(ctx, sc.URL, pgstore.Options{Machine: sc.Machine, Team: sc.Team, Timeout: 5 * time.Second})
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
 }

@@ -60,6 +60,13 @@ type Options struct {
 	// until it is in the store (a pointer is given before the event is
 	// stored, and while the store cannot take it).
 	Spool string
+
+	// OpenShared, when set, opens the shared store ([store] url): search
+	// adds the user's events from other machines and the team's (refs
+	// s<id>), which get_event and get_context read. When it cannot be
+	// reached, answers come from this machine's store with a
+	// SHARED_UNREACHABLE warning.
+	OpenShared func() (Shared, error)
 }
 
 // Meta is the machine-readable part of every answer.
@@ -100,6 +107,8 @@ type Server struct {
 	stMu   sync.Mutex
 	st     *store.Store
 	stFile os.FileInfo
+
+	sh *sharedConn // nil: no shared store configured
 }
 
 type cached struct {
@@ -113,7 +122,18 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{opts: o, cache: map[string]cached{}}
+	s := &Server{opts: o, cache: map[string]cached{}}
+	if o.OpenShared != nil {
+		s.sh = &sharedConn{open: o.OpenShared}
+	}
+	return s
+}
+
+// Close lets the shared store's connection go.
+func (s *Server) Close() {
+	if s.sh != nil {
+		s.sh.close()
+	}
 }
 
 // MCP builds the MCP server with ctxhook's tools.
@@ -159,7 +179,10 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 	hit, ok := s.cache[key]
 	s.mu.Unlock()
 	var text string
-	fromCache := ok && hit.version == idx.version() && st != nil
+	// The local index's version says nothing of the shared store's: with
+	// one, nothing is answered from the cache.
+	cacheable := st != nil && s.sh == nil
+	fromCache := ok && hit.version == idx.version() && cacheable
 	if fromCache {
 		out, text = hit.out.(Out), hit.text
 	} else {
@@ -174,7 +197,7 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 		if err != nil {
 			return nil, out, err
 		}
-		if st != nil {
+		if cacheable {
 			s.mu.Lock()
 			if len(s.cache) > 64 {
 				clear(s.cache)

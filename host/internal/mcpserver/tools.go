@@ -31,8 +31,8 @@ type SearchIn struct {
 
 // Hit is one search result.
 type Hit struct {
-	Kind          string   `json:"kind" jsonschema:"event (a captured tool call or prompt) or chunk (one turn of a session transcript)"`
-	Ref           string   `json:"ref" jsonschema:"what to pass to get_event or get_context: the event id, or c and the chunk id"`
+	Kind          string   `json:"kind" jsonschema:"event (a captured tool call or prompt), chunk (one turn of a session transcript) or shared (an event of the shared store: yours from another machine, or a teammate's shared one)"`
+	Ref           string   `json:"ref" jsonschema:"what to pass to get_event or get_context: the event id, c and the chunk id, or s and the shared event's id"`
 	ID            int64    `json:"id" jsonschema:"event id (or chunk id, for kind chunk)"`
 	Key           string   `json:"key,omitempty" jsonschema:"event key (also accepted by get_event)"`
 	Time          string   `json:"time"`
@@ -77,36 +77,44 @@ func (s *Server) search(ctx context.Context, req *mcp.CallToolRequest, in Search
 	}
 	return call(s, "search", in, func(o *SearchOut) *Meta { return &o.Meta }, func(st *store.Store, out *SearchOut) (string, error) {
 		out.Results = []Hit{}
-		if st == nil {
-			return "No events captured yet.", nil
-		}
 		opts := store.SearchOptions{Session: in.Session, Server: in.Server,
 			Category: in.Category, SinceMS: since, UntilMS: until, Limit: limit}
-		return searchStore(st, q, in.Query, opts, out)
+		var res store.Result
+		total := 0
+		if st != nil {
+			if res, total, err = searchStore(st, q, opts, out); err != nil {
+				return "", err
+			}
+		}
+		n, unmatched := s.searchShared(q, opts, res, out)
+		total += n
+		res.Unmatched = unmatched
+		if st == nil && len(out.Results) == 0 {
+			return "No events captured yet.", nil
+		}
+		if len(out.Results) > limit {
+			out.Results = out.Results[:limit]
+		}
+		return searchText(out, res, in.Query, total), nil
 	})
 }
 
-// searchStore answers a search from st: events and transcript turns,
-// merged by score, at most opts.Limit.
-func searchStore(st *store.Store, q store.Query, query string, opts store.SearchOptions, out *SearchOut) (string, error) {
-	limit := opts.Limit
+// searchStore searches st: events and transcript turns, merged by
+// score, into out.Results; it returns the events' result and the total.
+func searchStore(st *store.Store, q store.Query, opts store.SearchOptions, out *SearchOut) (store.Result, int, error) {
 	res, err := st.SearchResult(q, opts)
 	if err != nil {
-		return "", err
+		return res, 0, err
 	}
-	hits, total := res.Hits, res.Total
+	total := res.Total
 	chunks, chunkTotal, err := st.SearchChunks(q, opts)
 	if err != nil {
-		return "", err
+		return res, 0, err
 	}
 	total += chunkTotal
 	res.HeldBy(chunks)
-	for _, h := range hits {
-		e := h.Event
-		out.Results = append(out.Results, Hit{Kind: "event", Ref: strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
-			Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
-			Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
-			Confidence: round(math.Min(1, h.Score/store.MaxScore), 3), Missing: h.Missing})
+	for _, h := range res.Hits {
+		out.Results = append(out.Results, hitOf(h, "event", ""))
 	}
 	for _, h := range chunks {
 		c := h.Chunk
@@ -117,10 +125,16 @@ func searchStore(st *store.Store, q store.Query, query string, opts store.Search
 	}
 	// Both rankings are reciprocal-rank fusions on the same scale.
 	sort.SliceStable(out.Results, func(i, j int) bool { return out.Results[i].Score > out.Results[j].Score })
-	if len(out.Results) > limit {
-		out.Results = out.Results[:limit]
-	}
-	return searchText(out, res, query, total), nil
+	return res, total, nil
+}
+
+// hitOf is an event's search hit; its ref is prefix and its id.
+func hitOf(h store.Hit, kind, prefix string) Hit {
+	e := h.Event
+	return Hit{Kind: kind, Ref: prefix + strconv.FormatInt(e.ID, 10), ID: e.ID, Key: e.Key,
+		Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness, Category: e.Category, Tool: e.Tool,
+		Server: e.Server, ResponseBytes: e.ResponseBytes, Snippet: h.Snippet, Offset: h.Offset, Score: round(h.Score, 6),
+		Confidence: round(math.Min(1, h.Score/store.MaxScore), 3), Missing: h.Missing}
 }
 
 // searchText is search's answer to the model: a line per result, the
@@ -158,7 +172,7 @@ func searchText(out *SearchOut, res store.Result, query string, total int) strin
 
 // ContextIn is get_context's input.
 type ContextIn struct {
-	ChunkID   any    `json:"chunk_id" jsonschema:"a search result's ref: an event id (a number), an event key, or c and a transcript chunk id (c12)"`
+	ChunkID   any    `json:"chunk_id" jsonschema:"a search result's ref: an event id (a number), an event key, c and a transcript chunk id (c12), or s and a shared event's id (s7)"`
 	Direction string `json:"direction,omitempty" jsonschema:"before, after or both (default both)"`
 	Count     int    `json:"count,omitempty" jsonschema:"events on each requested side, 1 to 10 (default 3)"`
 }
@@ -205,13 +219,23 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 		return nil, ContextOut{}, fmt.Errorf("direction must be before, after or both, not %q", in.Direction)
 	}
 	return call(s, "get_context", in, func(o *ContextOut) *Meta { return &o.Meta }, func(st *store.Store, out *ContextOut) (string, error) {
-		if st == nil {
+		if _, ok := sharedRef(ref); ok {
+			return s.sharedContext(ref, before, after, out)
+		}
+		if st == nil && !s.keyInShared(ref) {
 			return "", fmt.Errorf("no event %s: nothing has been captured yet", ref)
 		}
 		if id, ok := chunkRef(ref); ok {
 			return chunkContext(st, id, before, after, out)
 		}
-		anchor, err := st.EventByRef(ref)
+		var anchor store.Event
+		err := store.ErrNotFound
+		if st != nil {
+			anchor, err = st.EventByRef(ref)
+		}
+		if isNotFound(err) && s.keyInShared(ref) {
+			return s.sharedContext(ref, before, after, out)
+		}
 		if err != nil {
 			return "", notFound(err, ref)
 		}
@@ -219,29 +243,56 @@ func (s *Server) getContext(ctx context.Context, req *mcp.CallToolRequest, in Co
 		if err != nil {
 			return "", err
 		}
-		out.Session, out.Project = anchor.Session, anchor.Cwd
-		out.Events = []ContextEvent{}
-		var b strings.Builder
-		fmt.Fprintf(&b, "session %s, project %s\n", modeltext.Name(anchor.Session), path(anchor.Cwd))
-		for _, e := range evs {
-			ce := ContextEvent{ID: e.ID, Time: rfc3339(e.TimeMS), Category: e.Category, HookEvent: e.HookEvent,
-				Tool: e.Tool, Server: e.Server, Args: e.Args, ResponseBytes: e.ResponseBytes,
-				Preview: preview(e.Body(), 300), Anchor: e.ID == anchor.ID}
-			out.Events = append(out.Events, ce)
-			mark := " "
-			if ce.Anchor {
-				mark = ">"
-			}
-			fmt.Fprintf(&b, "%s #%d %s %s %s %s\n    %s\n", mark, e.ID, ce.Time, e.Category, name(e.Tool), modeltext.Escape(e.Args, 0), modeltext.Escape(ce.Preview, 0))
-		}
-		out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(evs), len(evs)
-		return b.String(), nil
+		return eventContext(anchor, evs, "", out), nil
 	})
+}
+
+// keyInShared reports whether an event key (e and hex digits) not found
+// here is looked for in the shared store: a pointer given on another of
+// the user's machines.
+func (s *Server) keyInShared(ref string) bool {
+	return s.sh != nil && strings.HasPrefix(ref, "e")
+}
+
+// sharedContext is get_context for an event of the shared store.
+func (s *Server) sharedContext(ref string, before, after int, out *ContextOut) (string, error) {
+	anchor, sh, err := s.sharedEvent(ref, &out.Meta.Warnings)
+	if err != nil {
+		return "", notFound(err, ref)
+	}
+	evs, err := sh.Around(anchor.ID, before, after)
+	if err != nil {
+		s.sh.failed(err, s.opts.Now())
+		return "", err
+	}
+	return eventContext(anchor, evs, "s", out), nil
+}
+
+// eventContext fills out with evs around anchor and returns the text;
+// prefix marks the ids' store ("s" for the shared one).
+func eventContext(anchor store.Event, evs []store.Event, prefix string, out *ContextOut) string {
+	out.Session, out.Project = anchor.Session, anchor.Cwd
+	out.Events = []ContextEvent{}
+	var b strings.Builder
+	fmt.Fprintf(&b, "session %s, project %s\n", modeltext.Name(anchor.Session), path(anchor.Cwd))
+	for _, e := range evs {
+		ce := ContextEvent{ID: e.ID, Time: rfc3339(e.TimeMS), Category: e.Category, HookEvent: e.HookEvent,
+			Tool: e.Tool, Server: e.Server, Args: e.Args, ResponseBytes: e.ResponseBytes,
+			Preview: preview(e.Body(), 300), Anchor: e.ID == anchor.ID}
+		out.Events = append(out.Events, ce)
+		mark := " "
+		if ce.Anchor {
+			mark = ">"
+		}
+		fmt.Fprintf(&b, "%s #%s%d %s %s %s %s\n    %s\n", mark, prefix, e.ID, ce.Time, e.Category, name(e.Tool), modeltext.Escape(e.Args, 0), modeltext.Escape(ce.Preview, 0))
+	}
+	out.Meta.ResultsTotal, out.Meta.ResultsReturned = len(evs), len(evs)
+	return b.String()
 }
 
 // EventIn is get_event's input.
 type EventIn struct {
-	ID     any  `json:"id" jsonschema:"a search result's ref: event id (a number), event key (e and 16 hex digits, from a shaped response or a hint), or c and a transcript chunk id"`
+	ID     any  `json:"id" jsonschema:"a search result's ref: event id (a number), event key (e and 16 hex digits, from a shaped response or a hint), c and a transcript chunk id, or s and a shared event's id"`
 	Offset int  `json:"offset,omitempty" jsonschema:"byte offset into the body (default 0)"`
 	Length int  `json:"length,omitempty" jsonschema:"bytes to return, up to 262144 (default 32768)"`
 	Raw    bool `json:"raw,omitempty" jsonschema:"return the stored response as captured (JSON) instead of its readable text"`
@@ -250,6 +301,7 @@ type EventIn struct {
 // EventInfo describes a stored event.
 type EventInfo struct {
 	ID            int64  `json:"id"`
+	Shared        bool   `json:"shared,omitempty" jsonschema:"true for an event of the shared store (ref s and the id)"`
 	Key           string `json:"key,omitempty"`
 	Time          string `json:"time"`
 	Session       string `json:"session"`
@@ -289,10 +341,11 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		return nil, EventOut{}, fmt.Errorf("length: %v", err)
 	}
 	return call(s, "get_event", in, func(o *EventOut) *Meta { return &o.Meta }, func(st *store.Store, out *EventOut) (string, error) {
-		e, read, err := s.findEvent(st, ref, in.Raw)
+		f, err := s.findEvent(st, ref, in.Raw, &out.Meta.Warnings)
 		if err != nil {
 			return "", err
 		}
+		e, read := f.e, f.read
 		field, head, total, format := store.FieldText, e.Text, e.TextSize, "text"
 		if in.Raw || e.TextSize == 0 {
 			field, head, total, format = store.FieldResponse, e.Response, e.ResponseSize, "json"
@@ -301,7 +354,7 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 			}
 		}
 		if read == nil {
-			read = func(off, n int64) (string, error) { return st.ReadBody(e.ID, field, off, n) }
+			read = func(off, n int64) (string, error) { return f.bodies(e.ID, field, off, n) }
 		}
 		if int64(in.Offset) > total {
 			return "", fmt.Errorf("offset %d is past the end of the body (%d bytes)", in.Offset, total)
@@ -310,7 +363,7 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		if err != nil {
 			return "", err
 		}
-		out.Event = EventInfo{ID: e.ID, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness,
+		out.Event = EventInfo{ID: e.ID, Shared: f.shared, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness,
 			HookEvent: e.HookEvent, Category: e.Category, Tool: e.Tool, Server: e.Server, Args: e.Args, Project: e.Cwd,
 			ResponseBytes: e.ResponseBytes, Redactions: e.Redactions}
 		out.Body, out.Format = body, format
@@ -324,6 +377,8 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		var b strings.Builder
 		if e.ID == 0 {
 			fmt.Fprintf(&b, "event %s (not in the store yet)", modeltext.Name(e.Key))
+		} else if f.shared {
+			fmt.Fprintf(&b, "event #s%d (shared store)", e.ID)
 		} else {
 			fmt.Fprintf(&b, "event #%d", e.ID)
 		}
@@ -337,41 +392,73 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 	})
 }
 
+// found is an event get_event serves, and where its body is read.
+type found struct {
+	e store.Event
+	// read, when set, reads the body to serve (the spool's copy, a
+	// transcript chunk); else bodies reads the field asked for from the
+	// store the event is in, a page at a time: a body stored in parts is
+	// never loaded whole.
+	read   func(off, n int64) (string, error)
+	bodies func(id int64, f store.Field, off, n int64) (string, error)
+	shared bool
+}
+
 // findEvent finds the event ref names: in the spool (not stored yet), a
-// transcript chunk, or the store. read, when not nil, reads the body to
-// serve (raw: the response as captured); nil: read it from the store.
-// The body is read a page at a time: a body stored in parts is never
-// loaded whole.
-func (s *Server) findEvent(st *store.Store, ref string, raw bool) (e store.Event, read func(off, n int64) (string, error), err error) {
+// transcript chunk, this machine's store, or the shared store (a ref
+// s<id>, or a key this machine does not hold). raw: serve the response
+// as captured.
+func (s *Server) findEvent(st *store.Store, ref string, raw bool, warn *[]Warning) (found, error) {
 	if ev, ok := s.spooled(st, ref); ok {
-		e = store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
-		read = func(off, n int64) (string, error) {
-			body := ev.Text
-			if raw || ev.Text == "" {
-				body = ev.Response
-			}
-			return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
+		e := store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
+		body := ev.Text
+		if raw || ev.Text == "" {
+			body = ev.Response
 		}
-		return e, read, nil
+		return found{e: e, read: func(off, n int64) (string, error) {
+			return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
+		}}, nil
+	}
+	if _, ok := sharedRef(ref); ok || st == nil && s.keyInShared(ref) {
+		return s.findShared(ref, warn)
 	}
 	if st == nil {
-		return e, nil, fmt.Errorf("no event %s: nothing has been captured yet", ref)
+		return found{}, fmt.Errorf("no event %s: nothing has been captured yet", ref)
 	}
 	if id, ok := chunkRef(ref); ok {
 		c, err := st.ChunkByID(id)
 		if err != nil {
-			return e, nil, notFound(err, ref)
+			return found{}, notFound(err, ref)
 		}
-		e = store.Event{ID: c.ID, Event: abi.Event{TimeMS: c.TimeMS, Session: c.Session, Harness: c.Harness,
+		e := store.Event{ID: c.ID, Event: abi.Event{TimeMS: c.TimeMS, Session: c.Session, Harness: c.Harness,
 			HookEvent: "turn", Category: store.CategoryTranscript, Cwd: c.Cwd, Text: c.Text, Response: c.Text,
 			ResponseBytes: c.Bytes, Redactions: c.Redactions}, ResponseSize: int64(len(c.Text)), TextSize: int64(len(c.Text))}
-		read = func(off, n int64) (string, error) { return c.Text[off:min(off+n, int64(len(c.Text)))], nil }
-		return e, read, nil
+		return found{e: e, read: func(off, n int64) (string, error) { return c.Text[off:min(off+n, int64(len(c.Text)))], nil }}, nil
 	}
-	if e, err = st.EventByRef(ref); err != nil {
-		return e, nil, notFound(err, ref)
+	e, err := st.EventByRef(ref)
+	if isNotFound(err) && s.keyInShared(ref) {
+		return s.findShared(ref, warn)
 	}
-	return e, nil, nil
+	if err != nil {
+		return found{}, notFound(err, ref)
+	}
+	return found{e: e, bodies: st.ReadBody}, nil
+}
+
+// findShared is findEvent in the shared store.
+func (s *Server) findShared(ref string, warn *[]Warning) (found, error) {
+	e, sh, err := s.sharedEvent(ref, warn)
+	if err != nil {
+		return found{}, notFound(err, ref)
+	}
+	read := func(id int64, f store.Field, off, n int64) (string, error) {
+		b, err := sh.ReadBody(id, f, off, n)
+		if err != nil && !isNotFound(err) {
+			s.sh.failed(err, s.opts.Now())
+		}
+		return b, err
+	}
+	return found{e: e, bodies: read, shared: true}, nil
 }
 
 // page reads about length bytes of a body from offset with read, its
@@ -525,6 +612,8 @@ func eventRef(v any, field string) (string, error) {
 	}
 	return "", fmt.Errorf("%s must be a number or a string, not %T", field, v)
 }
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 func notFound(err error, ref string) error {
 	if errors.Is(err, store.ErrNotFound) {

@@ -90,6 +90,54 @@ func (s *Store) EventByRef(ref string) (store.Event, error) {
 	return e, nil
 }
 
+// Around returns the events of id's session (of the same owner and
+// machine) before and after it, in id order, with it in its place: what
+// get_context shows around a shared hit. Row-level security applies to
+// the anchor and to its neighbours alike, so a teammate's session shows
+// only what it shared.
+func (s *Store) Around(id int64, before, after int) ([]store.Event, error) {
+	anchor, err := s.Event(id)
+	if err != nil {
+		return nil, err
+	}
+	side := func(cond string, n int) ([]store.Event, error) {
+		if n <= 0 {
+			return nil, nil
+		}
+		ctx, cancel := s.ctx()
+		defer cancel()
+		rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_events
+			WHERE (session, owner, machine) = (SELECT session, owner, machine FROM ctxhook_events WHERE id = $2::bigint)
+			AND `+cond+` LIMIT $3::int`, store.HeadSize, id, n)
+		if err != nil {
+			return nil, fmt.Errorf("pgstore: %w", err)
+		}
+		defer rows.Close()
+		var out []store.Event
+		for rows.Next() {
+			e, err := scanEvent(rows, true)
+			if err != nil {
+				return nil, fmt.Errorf("pgstore: %w", err)
+			}
+			out = append(out, e)
+		}
+		return out, rows.Err()
+	}
+	prev, err := side(`id < $2::bigint ORDER BY id DESC`, before)
+	if err != nil {
+		return nil, err
+	}
+	next, err := side(`id > $2::bigint ORDER BY id`, after)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.Event, 0, len(prev)+1+len(next))
+	for i := len(prev) - 1; i >= 0; i-- {
+		out = append(out, prev[i])
+	}
+	return append(append(out, anchor), next...), nil
+}
+
 // ReadBody returns bytes [offset, offset+length) of one field of event
 // id, cut at its end, as the SQLite store's ReadBody (exact bytes).
 func (s *Store) ReadBody(id int64, f store.Field, offset, length int64) (string, error) {

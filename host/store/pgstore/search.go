@@ -22,7 +22,7 @@ func searchSQL(terms, pats []string) (string, []any) {
 	args := []any{}
 	param := func(v any) string {
 		args = append(args, v)
-		return "$" + strconv.Itoa(len(args)+7)
+		return "$" + strconv.Itoa(len(args)+8)
 	}
 	var words, parts []string
 	for i, t := range terms {
@@ -44,6 +44,7 @@ func searchSQL(terms, pats []string) (string, []any) {
 	WHERE ($1::text = '' OR e.session = $1::text) AND ($2::text = '' OR e.server = $2::text)
 		AND ($3::text = '' OR e.category = $3::text)
 		AND ($4::bigint = 0 OR e.ts_ms >= $4::bigint) AND ($5::bigint = 0 OR e.ts_ms < $5::bigint)
+		AND ($8::text = '' OR e.owner <> current_user OR e.machine <> $8::text)
 	ORDER BY cardinality(per.held) DESC, per.r DESC, per.event_id DESC
 	LIMIT $6::bigint
 )
@@ -123,7 +124,7 @@ func (s *Store) matches(q store.Query, o store.SearchOptions) ([]match, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	sql, targs := searchSQL(q.Terms, pats)
-	args := append([]any{o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, o.Limit, store.HeadSize}, targs...)
+	args := append([]any{o.Session, o.Server, o.Category, o.SinceMS, o.UntilMS, o.Limit, store.HeadSize, o.NotFromMachine}, targs...)
 	rows, err := s.conn.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: search: %w", err)
