@@ -42,7 +42,13 @@ var (
 
 func password(user string) string { return "pw-of-" + user + "-" + userSecret }
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv("TEAM_TEST_ROLE") == "server" {
+		serveEcho() // the MCP server a home's `ctxhook proxy` stands in for
+		return
+	}
+	os.Exit(run(m))
+}
 
 func run(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "ctxhook-team-")

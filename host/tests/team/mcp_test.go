@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -166,4 +167,72 @@ func kindOf(res *mcp.CallToolResult, marker string) string {
 		}
 	}
 	return ""
+}
+
+// TestTeamProxy: each home's agent calls its tickets and vault servers
+// through the real `ctxhook proxy` (decisions in the home's daemon, which
+// ships the events). Every user then finds every proxied tickets result
+// through `ctxhook mcp`, and only their own proxied vault results.
+func TestTeamProxy(t *testing.T) {
+	needPG(t)
+	hs := homes(t)
+	for _, h := range hs {
+		for _, server := range []string{"tickets", "vault"} {
+			h.proxyCall(t, server, "proxied"+server+h.user+h.machine+" from the "+server+" server")
+		}
+	}
+	const sent = `SELECT count(*) FROM ctxhook_events WHERE body_text LIKE 'proxied%'`
+	if n := waitFor(t, 90*time.Second, 12, sent); n != 12 {
+		t.Fatalf("%d proxied events in the database after 90 s, want 12", n)
+	}
+	for _, h := range hs {
+		s := h.mcp(t, nil)
+		for _, o := range hs {
+			for server, want := range map[string]bool{"tickets": true, "vault": o.user == h.user} {
+				marker := "proxied" + server + o.user + o.machine
+				text, res := s.call(t, "search", map[string]any{"query": marker, "limit": 50})
+				if got := count(res, marker); got != map[bool]int{true: 1}[want] {
+					t.Errorf("%s/%s finds %s/%s's proxied %s result %d times, want %v\n%s", h.user, h.machine, o.user, o.machine, server, got, want, text)
+				}
+			}
+		}
+	}
+}
+
+// proxyCall calls server's tool "echo" through the home's `ctxhook proxy`,
+// whose MCP server is this test binary, and checks the answer.
+func (h *home) proxyCall(t *testing.T, server, text string) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(bin, "ctxhook"), "proxy", "--name", server, "--", self)
+	cmd.Env = append(append([]string{}, h.env...), "TEAM_TEST_ROLE=server")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "team-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": text}})
+	if err != nil || res.IsError || len(res.Content) == 0 {
+		t.Fatalf("%s/%s proxied call to %s: %v %+v", h.user, h.machine, server, err, res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, text) {
+		t.Fatalf("%s/%s proxied call to %s answered %q", h.user, h.machine, server, got)
+	}
+}
+
+// serveEcho is a one-tool MCP server on stdio: echo returns its text.
+func serveEcho() {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	type in struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "returns its text"},
+		func(ctx context.Context, req *mcp.CallToolRequest, a in) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: a.Text}}}, nil, nil
+		})
+	srv.Run(context.Background(), &mcp.StdioTransport{})
 }
