@@ -202,9 +202,9 @@ soak: ## a long day: one proxy session of 20,000 relayed calls (1 KB-1 MiB) and 
 	@out=$$(CTXHOOK_SOAK=1 $(GO) test -p 1 -count=1 -timeout 60m -run 'TestSoakDaemon|TestSoakProxy' -v ./host/internal/daemon ./host/internal/proxy 2>&1); st=$$?; \
 	  echo "$$out" | grep -E '^(proxy|daemon) soak|FAIL|^ok|_test.go'; exit $$st
 
-chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer); then a 64 MiB result through the proxy, shaped
+chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer); then a 64 MiB result through the proxy, shaped, idle and under two busy loops
 	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
-	CTXHOOK_PROXY_HUGE=1 $(GO) test -count=1 -timeout 30m -run TestHugeResult -v ./host/internal/proxy
+	CTXHOOK_PROXY_HUGE=1 CTXHOOK_PROXY_HUGE_BUSY=1 $(GO) test -count=1 -timeout 30m -run TestHugeResult -v ./host/internal/proxy
 
 bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, TestRecallMore) and on 63 formats no rule names (tuned and held-out values), false positives per 10 MB by the whole pipeline and by the shape stage alone, in generated clean text and in Go's, npm's and Python's own sources when present
 	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText' -v ./plugin/internal/redact 2>&1 | \
