@@ -62,13 +62,17 @@ TARGETS = linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64 window
 # are compiled once and every later build of it is a build-cache hit.
 RELEASE_FLAGS = -trimpath -buildvcs=false -ldflags="-s -w -buildid="
 
+# Vet and the test binaries are compiled with -trimpath and for a target
+# the release builds just compiled (linux/amd64, darwin/arm64,
+# windows/amd64), so they reuse those compilations from the build cache
+# instead of compiling every package again per check.
 cross: ## build every command for every release target; vet per OS; compile the darwin and windows test binaries
 	@set -e; for t in $(TARGETS); do echo "build $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 GOFLAGS= $(GO) build $(RELEASE_FLAGS) -o /dev/null ./host/cmd/ctxhook ./host/cmd/ctxhook-hook; done
-	@set -e; for os in linux darwin windows; do echo "vet $$os"; GOOS=$$os CGO_ENABLED=0 $(GO) vet ./...; done
+	@set -e; for t in linux/amd64 darwin/arm64 windows/amd64; do echo "vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 GOFLAGS= $(GO) vet -trimpath ./...; done
 	@# every package's test binary built and linked (two packages may share a
 	@# name, so none is written: -exec true "runs" each without running it)
-	set -o pipefail; GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
-	set -o pipefail; GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) test -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
+	set -o pipefail; GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 GOFLAGS= $(GO) test -trimpath -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
+	set -o pipefail; GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GOFLAGS= $(GO) test -trimpath -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
 
 # What of the Windows build Wine 8.0 can run: the named pipe, file locks, state, install
 # round trips, platform (owned: its ACL test says why it skips; the watchdog
