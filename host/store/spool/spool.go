@@ -302,10 +302,35 @@ func replayFile(name, base string, st *store.Store) error {
 		if name == "" {
 			name = base + ":" + strconv.Itoa(line)
 		}
-		if _, err := st.ApplyOnce(store.Batch{Name: name}, s.Events, s.Tallies); err != nil {
+		ids, err := st.ApplyOnce(store.Batch{Name: name}, s.Events, s.Tallies)
+		if err != nil {
+			return err
+		}
+		if err := readBack(st, ids, s.Events); err != nil {
 			return err
 		}
 	}
+}
+
+// readBack reads each event just stored as get_event will find it (by
+// its key, else its id) before its spool file is deleted. A store
+// damaged under a running writer (truncated by a crash or a full disk)
+// can take an insert into pages it still has and fail every read of it;
+// the file then stays in the spool, which get_event serves, and is
+// stored again once the store is mended or made anew.
+func readBack(st *store.Store, ids []int64, events []abi.Event) error {
+	for i, id := range ids {
+		ref := strconv.FormatInt(id, 10)
+		if i < len(events) && events[i].Key != "" {
+			ref = events[i].Key
+		}
+		// Not found is an event the caps evicted at once (an old one
+		// replayed into a full store): stored as the caps allow.
+		if _, err := st.EventByRef(ref); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("spool: stored event %s cannot be read back: %w", ref, err)
+		}
+	}
+	return nil
 }
 
 // Writer moves spooled events into the store whenever kicked, and once
