@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/demo"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -1397,12 +1398,15 @@ func TestMCPRevisions(t *testing.T) {
 			hookArgs := maps.Clone(hookArgs)
 			hookArgs[hooksecret.Field] = secret
 			cmd := exec.Command(os.Args[0], "mcp")
-			cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1"}
+			// The 64 MiB hook below is about framing, not speed: a busy
+			// two-core machine takes most of a minute to decide it in
+			// process (interruptible: about 7x the daemon's time), past
+			// the 26 s its size gets from the default budget, so the
+			// budget is raised to the cap.
+			cmd.Env = []string{"CTXHOOK_TEST_MAIN=1", "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1", hookproto.EnvDeadline + "=60000"}
 			for k, v := range e.vars {
 				cmd.Env = append(cmd.Env, k+"="+v)
 			}
-			// The 64 MiB hook below is about framing, not speed: a busy
-			// two-core machine takes most of a minute to decide it.
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd},
