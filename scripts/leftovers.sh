@@ -10,7 +10,9 @@
 #     test's entries left there;
 #   - the real user's ctxhook directories, which no test may write:
 #     HOME, TMPDIR and the XDG directories point into the root, so a test
-#     that forgot its own CTXHOOK_HOME lands there, not in the user's.
+#     that forgot its own CTXHOOK_HOME lands there, not in the user's
+#     (checked in CI; elsewhere another ctxhook of the user's may write
+#     there meanwhile, so it is a note).
 # Go's and npm's caches stay where they are (GOCACHE, GOMODCACHE,
 # npm_config_cache), so nothing is built or downloaded twice.
 set -euo pipefail
@@ -66,11 +68,18 @@ while IFS= read -r e; do
   *) echo "leftovers: note: $e was left in the run's temp directory (not ctxhook's)" ;;
   esac
 done < <(find "$TMPDIR" -mindepth 1 -maxdepth 1 2>/dev/null)
-# The real user's ctxhook directories.
+# The real user's ctxhook directories. A change there cannot be told
+# from one by another ctxhook process of the user's (a daemon, a test run
+# in another shell), so it fails the run only in CI, where nothing else
+# runs; elsewhere it is a note.
 for d in "$real_home/.local/state/ctxhook" "$real_home/.config/ctxhook" "$real_home/.cache"/ctxhook*; do
   if [ -e "$d" ] && [ -n "$(find "$d" -newer "$mark" -print -quit 2>/dev/null)" ]; then
-    echo "leftovers: the tests wrote into the real $d" >&2
-    bad=1
+    if [ -n "${CI:-}" ]; then
+      echo "leftovers: the tests wrote into the real $d" >&2
+      bad=1
+    else
+      echo "leftovers: note: the real $d changed during the run (by a test, or by another ctxhook process of yours; CI tells them apart)"
+    fi
   fi
 done
 rm -rf "$root" 2>/dev/null || true
