@@ -177,6 +177,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./host/store:FuzzQuery \
 	  ./host/store:FuzzSnippet \
 	  ./host/store:FuzzSplit \
+	  ./host/store:FuzzTrigramText \
 	  ./host/store/spool:FuzzRead \
 	  ./host/internal/mcpserver:FuzzHookPayload \
 	  ./host/internal/proxy:FuzzEnvelope \

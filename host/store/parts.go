@@ -193,10 +193,14 @@ func (w *partWriter) write(id int64, f Field, pieces []string, index bool) error
 			continue
 		}
 		part := w.conn.LastInsertRowID()
-		doc := indexText(overlapTail(pieces[seq-1]) + p)
+		tail := overlapTail(pieces[seq-1])
+		doc := indexText(tail + p)
 		for _, st := range []*sqlite3.Stmt{w.words, w.tri} {
 			if st == w.tri && indexed&indexTrigrams == 0 {
 				continue
+			}
+			if st == w.tri {
+				doc = trigramText(doc, off-int64(len(p)+len(tail)))
 			}
 			bindAll(st, part, doc)
 			if err := st.Exec(); err != nil {
@@ -426,4 +430,101 @@ func trigramHead(s string) string {
 		return s
 	}
 	return s[:runeCut(s, int(TrigramBytes))]
+}
+
+// TrigramFull is how much of a body the trigram index takes whole: its
+// first 64 KiB. From there to TrigramBytes it takes only the tokens the
+// word index cannot find by a part of them (trigramTokens): a trigram is
+// a token at every byte, and a whole MiB of them was three quarters of
+// the writer's time for a 1 MiB result. Plain words past it are found
+// whole, by the word index, to the body's last byte.
+var TrigramFull int64 = 64 << 10
+
+// trigramText is what the trigram index takes of s, indexed text that
+// starts at byte from of its body: whole below TrigramFull, past it the
+// trigramTokens, each on a line of its own.
+func trigramText(s string, from int64) string {
+	if from+int64(len(s)) <= TrigramFull {
+		return s
+	}
+	keep := 0
+	if from < TrigramFull {
+		keep = int(TrigramFull - from)
+		for keep < len(s) && !trigramSep(s[keep]) {
+			keep++ // the token across the reach is kept whole
+		}
+	}
+	var b strings.Builder
+	b.Grow(keep + (len(s)-keep)/4)
+	b.WriteString(s[:keep])
+	for i := keep; i < len(s); {
+		for i < len(s) && trigramSep(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !trigramSep(s[j]) {
+			j++
+		}
+		if tok := s[i:j]; trigramToken(tok) {
+			b.WriteByte('\n')
+			b.WriteString(tok)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// trigramSep reports whether c ends a token for trigramText: white space
+// and the punctuation around JSON strings, lists and markup. What joins
+// an identifier (- _ . / : @ # and the like) does not.
+func trigramSep(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '"', '\'', ',', ';', '(', ')', '[', ']', '{', '}', '<', '>':
+		return true
+	}
+	return false
+}
+
+// maxWordLen is the longest run of letters trigramText takes for a word
+// that the word index finds whole. Most words of prose are shorter; a
+// longer run is kept, so a term glued to the letters around it (a
+// compound name, words run together, a term written over another) is
+// still found by a part of it.
+const maxWordLen = 12
+
+// trigramToken reports whether tok is one a search finds by a part of
+// it, so the trigram index must hold it: an identifier, path, address or
+// key (punctuation inside it, letters with digits, a capital after its
+// first letter: CVX-5909, svc12, svcHandler, src/a.ts:12) or text the
+// word index takes as one long token (any non-ASCII byte: CJK has no
+// spaces), or a run of letters too long to be a word someone searches
+// whole (a blob, words glued together). A word of letters (capitalised
+// or not) and a number are found whole by the word index; the
+// punctuation that ends a sentence or a key (. : ! ?) is not part of a
+// token.
+func trigramToken(tok string) bool {
+	tok = strings.Trim(tok, ".:!?")
+	if len(tok) > maxWordLen {
+		return true
+	}
+	letters, digits := false, false
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		switch {
+		case c >= 0x80:
+			return true
+		case c >= '0' && c <= '9':
+			digits = true
+		case c >= 'a' && c <= 'z':
+			letters = true
+		case c >= 'A' && c <= 'Z':
+			if i > 0 {
+				return true
+			}
+			letters = true
+		default:
+			return true
+		}
+	}
+	return letters && digits
 }

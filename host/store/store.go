@@ -500,7 +500,7 @@ func (w *eventWriter) insert(e abi.Event, size int) (int64, error) {
 	if err := w.fts.Exec(); err != nil {
 		return 0, err
 	}
-	bindAll(w.tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+indexText(trigramHead(body)))
+	bindAll(w.tri, id, e.Tool+"\n"+indexText(e.Args)+"\n"+trigramText(indexText(trigramHead(body)), 0))
 	if err := w.tri.Exec(); err != nil {
 		return 0, err
 	}

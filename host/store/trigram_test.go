@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ctxhook/ctxhook/plugin/abi"
@@ -55,4 +56,105 @@ func TestTrigramHeadCut(t *testing.T) {
 	if short := "short"; trigramHead(short) != short {
 		t.Error("a short head was cut")
 	}
+}
+
+// TestTrigramToken: what trigramText keeps past TrigramFull.
+func TestTrigramToken(t *testing.T) {
+	for _, tt := range []struct {
+		tok  string
+		keep bool
+	}{
+		{"latency", false}, {"Gateway", false}, {"503", false}, {"panel.", false}, {":", false}, {"", false},
+		{"CVX-5909", true}, {"p99", true}, {"svcHandler", true}, {"HTTP", true}, {"src/api/mod3.ts:12", true},
+		{"dana.kim@example.com", true}, {"2026-10-18T10:00:00Z", true}, {"snake_case", true}, {"0x1f", true},
+		{"数据库连接超时", true}, {"café", true}, {strings.Repeat("a", maxWordLen), false}, {strings.Repeat("a", maxWordLen+1), true},
+	} {
+		if got := trigramToken(tt.tok); got != tt.keep {
+			t.Errorf("trigramToken(%q) = %v, want %v", tt.tok, got, tt.keep)
+		}
+	}
+}
+
+// TestTrigramText: whole below TrigramFull (a token across the reach
+// whole), past it only the tokens a word search cannot find by a part.
+func TestTrigramText(t *testing.T) {
+	defer func(v int64) { TrigramFull = v }(TrigramFull)
+	TrigramFull = 16
+	for _, tt := range []struct {
+		in   string
+		from int64
+		want string
+	}{
+		{"short text", 0, "short text"},
+		{"the gateway logs CVX-5909 at noon", 0, "the gateway logs\nCVX-5909"},
+		{"the gateway retries CVX-5909", 0, "the gateway retries\nCVX-5909"}, // the token across 16 kept whole
+		{`{"key":"CVX-1","note":"plain words"}`, 100, "\nCVX-1"},
+		{"done. Next: svcHandler(p99)", 100, "\nsvcHandler\np99"},
+		{"words only here", 100, ""},
+	} {
+		if got := trigramText(tt.in, tt.from); got != tt.want {
+			t.Errorf("trigramText(%q, %d) = %q, want %q", tt.in, tt.from, got, tt.want)
+		}
+	}
+}
+
+// TestTrigramPastFull: in a 1 MiB body, past TrigramFull, a part of an
+// identifier or of a long glued run is still found, a part of a plain
+// word is not (the word is, whole), and the store's check agrees.
+func TestTrigramPastFull(t *testing.T) {
+	s := open(t)
+	body := []byte(logBody(PartSize-(8<<10), 13))
+	at := len(body) / 2
+	copy(body[at:], " zqprefixCVX-77123suffix latencyzq "+strings.Repeat("q", 40)+"zqgluedmark"+strings.Repeat("q", 40)+" ")
+	ids, err := s.Apply([]abi.Event{mcpEvent("s1", string(body))}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query string
+		found bool
+	}{
+		{"CVX-77123", true}, {"77123", true}, // a part of an identifier
+		{"zqgluedmark", true}, // a part of a long run of letters
+		{"latencyzq", true},   // a plain word, whole (word index)
+		{"atencyz", false},    // a part of a plain word past TrigramFull
+	} {
+		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(hits) == 1 && hits[0].Event.ID == ids[0]; got != tt.found {
+			t.Errorf("%s: found %v, want %v", tt.query, got, tt.found)
+		}
+	}
+	if err := s.Check(); err != nil {
+		t.Error(err)
+	}
+}
+
+// FuzzTrigramText: the text below the reach comes out as it went in, and
+// every line past it is a token of the input that trigramToken keeps.
+func FuzzTrigramText(f *testing.F) {
+	f.Add("the gateway logs CVX-5909 at noon", int64(0))
+	f.Add(`{"a":"b c","d":[1,2]} svcHandler`, int64(10))
+	f.Add("数据库 café\tx\r\n", int64(3))
+	f.Fuzz(func(t *testing.T, in string, from int64) {
+		from = max(0, min(from, 1<<20))
+		out := trigramText(in, from)
+		if from+int64(len(in)) <= TrigramFull {
+			if out != in {
+				t.Fatalf("below the reach: %q became %q", in, out)
+			}
+			return
+		}
+		lines := strings.Split(out, "\n")
+		if !strings.HasPrefix(in, lines[0]) {
+			t.Fatalf("%q does not start with %q", in, lines[0])
+		}
+		for _, l := range lines[1:] {
+			if !strings.Contains(in, l) || !trigramToken(l) {
+				t.Fatalf("line %q: not a kept token of %q", l, in)
+			}
+		}
+	})
 }
