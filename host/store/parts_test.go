@@ -640,22 +640,11 @@ func TestTrigramReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		query string
-		found bool
-	}{
+	checkFound(t, s, ids[0], []found{
 		{"zqnearXsubstringY", true}, {"zqfarXsubstringY", true}, // words
 		{"nearXsubstr", true}, // a substring in the first TrigramBytes
 		{"farXsubstr", false}, // a substring past it
-	} {
-		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(hits) == 1 && hits[0].Event.ID == ids[0]; got != tt.found {
-			t.Errorf("%s: found %v, want %v", tt.query, got, tt.found)
-		}
-	}
+	})
 	if err := s.Check(); err != nil {
 		t.Error(err)
 	}

@@ -21,22 +21,11 @@ func TestTrigramHeadReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		query string
-		found bool
-	}{
+	checkFound(t, s, ids[0], []found{
 		{"zqheadXsubstringY", true}, {"zqtailXsubstringY", true}, // words
 		{"headXsubstr", true},  // a substring in the first TrigramBytes
 		{"tailXsubstr", false}, // a substring past it
-	} {
-		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(hits) == 1 && hits[0].Event.ID == ids[0]; got != tt.found {
-			t.Errorf("%s: found %v, want %v", tt.query, got, tt.found)
-		}
-	}
+	})
 	if err := s.Check(); err != nil {
 		t.Error(err)
 	}
@@ -110,23 +99,12 @@ func TestTrigramPastFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		query string
-		found bool
-	}{
+	checkFound(t, s, ids[0], []found{
 		{"CVX-77123", true}, {"77123", true}, // a part of an identifier
 		{"zqgluedmark", true}, // a part of a long run of letters
 		{"latencyzq", true},   // a plain word, whole (word index)
 		{"atencyz", false},    // a part of a plain word past TrigramFull
-	} {
-		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(hits) == 1 && hits[0].Event.ID == ids[0]; got != tt.found {
-			t.Errorf("%s: found %v, want %v", tt.query, got, tt.found)
-		}
-	}
+	})
 	if err := s.Check(); err != nil {
 		t.Error(err)
 	}
@@ -157,4 +135,24 @@ func FuzzTrigramText(f *testing.F) {
 			}
 		}
 	})
+}
+
+// found is a query and whether a search must find the one event.
+type found struct {
+	query string
+	found bool
+}
+
+// checkFound searches s for each query: found means event id alone.
+func checkFound(t *testing.T, s *Store, id int64, cases []found) {
+	t.Helper()
+	for _, tt := range cases {
+		hits, err := s.Search(ParseQuery(tt.query), SearchOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(hits) == 1 && hits[0].Event.ID == id; got != tt.found {
+			t.Errorf("%s: found %v, want %v", tt.query, got, tt.found)
+		}
+	}
 }
