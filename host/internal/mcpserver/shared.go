@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -79,14 +77,7 @@ func (c *sharedConn) close() {
 }
 
 // sharedRef reads a shared-store reference, "s" and the event's id there.
-func sharedRef(ref string) (int64, bool) {
-	rest, ok := strings.CutPrefix(ref, "s")
-	if !ok {
-		return 0, false
-	}
-	id, err := strconv.ParseInt(rest, 10, 64)
-	return id, err == nil && id > 0
-}
+func sharedRef(ref string) (int64, bool) { return prefixedID(ref, "s") }
 
 // unreachable is the warning an answer carries when a shared store is
 // configured and could not be read: the answer is this machine's only.

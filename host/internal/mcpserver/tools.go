@@ -539,8 +539,11 @@ func (s *Server) stats(ctx context.Context, req *mcp.CallToolRequest, in StatsIn
 }
 
 // chunkRef reads a transcript chunk reference, "c" and the chunk id.
-func chunkRef(ref string) (int64, bool) {
-	rest, ok := strings.CutPrefix(ref, "c")
+func chunkRef(ref string) (int64, bool) { return prefixedID(ref, "c") }
+
+// prefixedID reads a reference of prefix and a positive id.
+func prefixedID(ref, prefix string) (int64, bool) {
+	rest, ok := strings.CutPrefix(ref, prefix)
 	if !ok {
 		return 0, false
 	}
