@@ -14,6 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// The events these tests write say "ledger", never "payroll": TestTeam
+// counts the pieces holding that word.
+
 // TestTeamMCP: what each of the six homes' agents reads through a real
 // `ctxhook mcp` once the shippers have sent every home's events. search
 // finds the user's own private events from both machines (this machine's
@@ -28,7 +31,7 @@ func TestTeamMCP(t *testing.T) {
 	hs := homes(t)
 	for _, h := range hs {
 		for _, p := range [][]byte{
-			h.payload(t, "vault", "vault entry mcppriv"+h.user+h.machine+" for the payroll run"),
+			h.payload(t, "vault", "vault entry mcppriv"+h.user+h.machine+" for the ledger run"),
 			h.payload(t, "tickets", "Ticket mcpteam"+h.user+h.machine+" moved to review"),
 		} {
 			if took, err := h.hook(t, p); err != nil {
@@ -71,7 +74,7 @@ func mcpSearch(t *testing.T, h, o *home, s *session) {
 		t.Errorf("%s/%s finds %s/%s's team event as %q", h.user, h.machine, o.user, o.machine, kind)
 	}
 	// A forged session filter does not widen what is seen.
-	text, res = s.call(t, "search", map[string]any{"query": "payroll", "session": o.session(), "server": "vault", "limit": 50})
+	text, res = s.call(t, "search", map[string]any{"query": "ledger", "session": o.session(), "server": "vault", "limit": 50})
 	if o.user != h.user && count(res, "mcppriv"+o.user) > 0 {
 		t.Errorf("%s/%s with forged filters finds %s's private event\n%s", h.user, h.machine, o.user, text)
 	}
@@ -83,7 +86,7 @@ func mcpRead(t *testing.T, h, o *home, s *session) {
 	if o.user == h.user {
 		return
 	}
-	privID := adminCount(t, `SELECT id FROM ctxhook_events WHERE body_text = $1`, "vault entry mcppriv"+o.user+o.machine+" for the payroll run")
+	privID := adminCount(t, `SELECT id FROM ctxhook_events WHERE body_text = $1`, "vault entry mcppriv"+o.user+o.machine+" for the ledger run")
 	teamID := adminCount(t, `SELECT id FROM ctxhook_events WHERE body_text = $1`, "Ticket mcpteam"+o.user+o.machine+" moved to review")
 	for _, tool := range []string{"get_event", "get_context"} {
 		arg := map[string]any{"id": fmt.Sprintf("s%d", privID)}
