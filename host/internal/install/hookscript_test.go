@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxhook/ctxhook/internal/testdir"
 )
 
 // TestHookScript: the script runs the hook client next to ctxhook when
@@ -15,14 +17,15 @@ func TestHookScript(t *testing.T) {
 	if !ok {
 		t.Fatal("no harness cline")
 	}
-	dir := t.TempDir()
+	dir := testdir.New(t) // t.TempDir's cleanup fails under Wine
 	exe := filepath.Join(dir, "ctxhook")
 	os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755)
 	if got, want := lastLine(HookScript(h, exe, "PostToolUse")), "exec "+exe+" hook cline PostToolUse"; got != want {
 		t.Errorf("without a hook client: %q, want %q", got, want)
 	}
-	os.WriteFile(filepath.Join(dir, "ctxhook-hook"), []byte("#!/bin/sh\n"), 0o755)
-	if got, want := lastLine(HookScript(h, exe, "PostToolUse")), "exec "+filepath.Join(dir, "ctxhook-hook")+" cline PostToolUse"; got != want {
+	client := filepath.Join(dir, "ctxhook-hook"+exeSuffix) // as HookClient looks for it on this OS
+	os.WriteFile(client, []byte("#!/bin/sh\n"), 0o755)
+	if got, want := lastLine(HookScript(h, exe, "PostToolUse")), "exec "+client+" cline PostToolUse"; got != want {
 		t.Errorf("with a hook client: %q, want %q", got, want)
 	}
 	if got, want := lastLine(HookScript(h, PortableExe, "TaskStart")), "exec ctxhook hook cline TaskStart"; got != want {
