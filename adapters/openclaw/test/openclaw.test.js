@@ -6,7 +6,7 @@
 // dialect is checked on the payloads recorded from OpenClaw 2026.9.6.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import plugin, { piPayload } from "../index.js";
@@ -31,6 +31,7 @@ async function withHookClient(body, fn) {
     return await fn();
   } finally {
     process.env.PATH = path;
+    rmSync(dir, { recursive: true, force: true }); // make test fails on a temp entry left behind
   }
 }
 
