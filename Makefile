@@ -215,7 +215,7 @@ bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, Te
 	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText' -v ./plugin/internal/redact 2>&1 | \
 	  grep -E 'planted:|unnamed formats|false positives|^(--- FAIL|FAIL|ok)' | sed -E 's/^ +[a-z_]+_test\.go:[0-9]+: //; s/; missed by format: map\[.*//'
 
-bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, the daemon path with 1-64 MiB results beside cat of the same bytes, the writer's lag after 200 x 1 MiB hooks, daemon RSS after a 64 MiB result and after many requests, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB), first answer, proxy and daemon RSS after a 64 MiB result, daemon memory under a flood, the shared store against the local one (search p50/p99, shipping, 10 MiB to searchable; PGBENCH_SIZES=100000,1000000 for 1M), index --all over 100 MB of generated history (MB/s, peak RSS, beside the store alone), retrieval quality (make retrievalbench), and under Wine the warm/cold hook ratio
+bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings (warm, cold, 8 parallel) as ratios against node -e 0, Go hello and (npm permitting) context-mode's hook, the daemon path with 1-64 MiB results beside cat of the same bytes, the writer's lag after 200 x 1 MiB hooks, daemon RSS after a 64 MiB result and after many requests, the OpenCode adapter per tool call (daemon and in-process), search against native SQLite, proxy latency, throughput (1-64 MiB), first answer, proxy and daemon RSS after a 64 MiB result, daemon memory under a flood, the shared store against the local one at 100k and 1M events (search p50/p99, shipping, 10 MiB to searchable; about 17 minutes; PGBENCH_SIZES=100000 for the smaller alone), index --all over 100 MB of generated history (MB/s, peak RSS, beside the store alone), retrieval quality (make retrievalbench), and under Wine the warm/cold hook ratio
 	$(GO) test -run '^$$' -bench . -benchmem ./plugin/... ./host/...
 	@cm=$$(scripts/context-mode.sh "$${XDG_CACHE_HOME:-$$HOME/.cache}/ctxhook-bench/context-mode") && \
 	  set -- -context-mode "$$(echo "$$cm" | sed -n 1p)" -context-mode-node "$$(echo "$$cm" | sed -n 2p)" || \
@@ -232,7 +232,7 @@ bench: build adapters bench-secrets ## Go benchmarks, whole-process hook timings
 	$(MAKE) retrievalbench
 	@if command -v wine >/dev/null; then $(MAKE) bench-wine; else echo "(no Wine here: the Windows warm/cold ratio was not measured)"; fi
 
-PGBENCH_SIZES ?= 100000
+PGBENCH_SIZES ?= 100000,1000000
 
 retrievalbench: ## search quality: the frozen questions (testdata/retrieval) through ctxhook mcp's search and a plain FTS5 BM25 baseline, per class (docs/search.md)
 	$(GO) run ./host/tests/retrievalbench
