@@ -196,6 +196,18 @@ func (h *home) hook(t *testing.T, payload []byte) (time.Duration, error) {
 	return time.Since(start), err
 }
 
+// hookAll runs in each home, one after another, a hook for each payload
+// payloads gives it; a hook that fails fails the test.
+func hookAll(t *testing.T, hs []*home, payloads func(h *home) [][]byte) {
+	for _, h := range hs {
+		for _, p := range payloads(h) {
+			if took, err := h.hook(t, p); err != nil {
+				t.Fatalf("%s/%s hook: %v (%v)", h.user, h.machine, err, took)
+			}
+		}
+	}
+}
+
 // ctxhook runs a ctxhook command in the home.
 func (h *home) ctxhook(t *testing.T, args ...string) (string, string, error) {
 	cmd := exec.Command(filepath.Join(bin, "ctxhook"), args...)

@@ -29,16 +29,12 @@ import (
 func TestTeamMCP(t *testing.T) {
 	needPG(t)
 	hs := homes(t)
-	for _, h := range hs {
-		for _, p := range [][]byte{
+	hookAll(t, hs, func(h *home) [][]byte {
+		return [][]byte{
 			h.payload(t, "vault", "vault entry mcppriv"+h.user+h.machine+" for the ledger run"),
 			h.payload(t, "tickets", "Ticket mcpteam"+h.user+h.machine+" moved to review"),
-		} {
-			if took, err := h.hook(t, p); err != nil {
-				t.Fatalf("%s/%s hook: %v (%v)", h.user, h.machine, err, took)
-			}
 		}
-	}
+	})
 	const sent = `SELECT count(*) FROM ctxhook_events WHERE body_text LIKE 'vault entry mcppriv%' OR body_text LIKE 'Ticket mcpteam%'`
 	if n := waitFor(t, 90*time.Second, 12, sent); n != 12 {
 		t.Fatalf("%d events in the database after 90 s, want 12", n)

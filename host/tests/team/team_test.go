@@ -23,19 +23,15 @@ func TestTeam(t *testing.T) {
 	needPG(t)
 	hs := homes(t)
 	tokens := map[*home]string{}
-	for _, h := range hs {
+	hookAll(t, hs, func(h *home) [][]byte {
 		tok := fmt.Sprintf("tok%s%sQ7vX9kLm2Pz8Rw4Ty6Ub", h.user, h.machine)
 		tokens[h] = tok
-		for _, p := range [][]byte{
+		return [][]byte{
 			h.payload(t, "vault", "private note priv"+h.user+h.machine+" about the payroll"),
 			h.payload(t, "tickets", "Ticket update team"+h.user+h.machine+": the build is green"),
 			h.payload(t, "tickets", `{"session_token":"`+tok+`","ok":true}`),
-		} {
-			if took, err := h.hook(t, p); err != nil {
-				t.Fatalf("%s/%s hook: %v (%v)", h.user, h.machine, err, took)
-			}
 		}
-	}
+	})
 	const mine = `SELECT count(*) FROM ctxhook_events WHERE body_text LIKE 'private note priv%'
 		OR body_text LIKE 'Ticket update team%' OR body_text LIKE '%session_token%'`
 	if n := waitFor(t, 90*time.Second, 18, mine); n != 18 {
