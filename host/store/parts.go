@@ -199,10 +199,11 @@ func (w *partWriter) write(id int64, f Field, pieces []string, index bool) error
 			if st == w.tri && indexed&indexTrigrams == 0 {
 				continue
 			}
+			text := doc
 			if st == w.tri {
-				doc = trigramText(doc, off-int64(len(p)+len(tail)))
+				text = trigramText(doc, off-int64(len(p)+len(tail)))
 			}
-			bindAll(st, part, doc)
+			bindAll(st, part, text)
 			if err := st.Exec(); err != nil {
 				return err
 			}
@@ -434,7 +435,7 @@ func trigramHead(s string) string {
 
 // TrigramFull is how much of a body the trigram index takes whole: its
 // first 64 KiB. From there to TrigramBytes it takes only the tokens the
-// word index cannot find by a part of them (trigramTokens): a trigram is
+// word index cannot find by a part of them (trigramToken): a trigram is
 // a token at every byte, and a whole MiB of them was three quarters of
 // the writer's time for a 1 MiB result. Plain words past it are found
 // whole, by the word index, to the body's last byte.
@@ -442,7 +443,7 @@ var TrigramFull int64 = 64 << 10
 
 // trigramText is what the trigram index takes of s, indexed text that
 // starts at byte from of its body: whole below TrigramFull, past it the
-// trigramTokens, each on a line of its own.
+// tokens trigramToken keeps, each on a line of its own.
 func trigramText(s string, from int64) string {
 	if from+int64(len(s)) <= TrigramFull {
 		return s
