@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/engine"
+	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
@@ -325,12 +326,22 @@ func faultyWasm(t *testing.T) string {
 func TestStuckGuestInProcess(t *testing.T) {
 	f := newFixture(t)
 	cmd := exec.Command(f.ctxhook, "hook", "claude-code", "PostToolUse")
-	cmd.Env = append([]string{engine.EnvTestPlugin + "=" + faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1"}, f.env...)
+	// After f.env: of two values exec.Cmd keeps the last, and f.env's
+	// deadline is two minutes.
+	cmd.Env = append(append([]string{}, f.env...), engine.EnvTestPlugin+"="+faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1")
 	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PostToolUse","note":"loop"}`)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil || out.Len() != 0 || !strings.Contains(errb.String(), "finishes in the background") {
+	start := time.Now()
+	if err := cmd.Run(); err != nil || out.Len() != 0 || !strings.Contains(errb.String(), "no answer within 1s") ||
+		!strings.Contains(errb.String(), "finishes in the background") {
 		t.Fatalf("exit %v, stdout %q, stderr %q", err, out.String(), errb.String())
+	}
+	// The answer at the deadline, and the payload handed on within
+	// hookproto.Grace: a process that held the hook (or its stderr) while
+	// the plugin looped would take minutes.
+	if took := time.Since(start); took > 1*time.Second+hookproto.Grace+3*time.Second {
+		t.Fatalf("the hook took %v to exit, with a deadline of 1 s", took)
 	}
 	late := func() (n int) {
 		procs, _ := filepath.Glob("/proc/[0-9]*/environ")
