@@ -170,6 +170,7 @@ fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
 	  ./plugin/internal/redact:FuzzScan \
 	  ./plugin/internal/redact:FuzzPassMatchesSequential \
 	  ./plugin/internal/redact:FuzzPreSound \
+	  ./plugin/internal/redact:FuzzTokenRuns \
 	  ./plugin/internal/jsonfast:FuzzDecode \
 	  ./plugin/internal/jsonfast:FuzzAppendString \
 	  ./plugin/internal/jsonpath:FuzzFirstString \

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "164042da183de836eaca26cc0ae502d8e04146e59c66a606daf94a256e7b4705"
+const SHA256 = "eb0c96b0f51919ca46259174f5b3b1a3e94b8739870e1571f780442be4cb8ddc"

@@ -50,23 +50,42 @@ var runByte = func() (t [256]bool) {
 // bytes) for the credentials in s no rule named.
 func unnamed(s string) []edit {
 	var out []edit
-	for i := 0; i < len(s); {
-		if !runByte[s[i]] {
-			i++
+	tokenRuns(s, func(a, b int) {
+		if e, ok := judgeRun(s, a, b); ok {
+			out = append(out, e)
+		}
+	})
+	return out
+}
+
+// tokenRuns calls f for every run of runByte bytes in s, as long as it
+// can be (s[a-1] and s[b] are not runByte), of at least minToken bytes,
+// in order. It reads s the way a string search skips ahead: a run of
+// minToken bytes starting at or after i, where s[i-1] ends whatever run
+// came before, holds s[i+minToken-1]; where that byte is not a run byte,
+// no such run starts before it, and the search moves past it without
+// reading the bytes between. Prose, whose words are shorter than
+// minToken, is read about one byte in several, which matters most
+// inside plugin.wasm, where each byte a loop reads costs a turn of it.
+func tokenRuns(s string, f func(a, b int)) {
+	for i := 0; i+minToken <= len(s); {
+		k := i + minToken - 1
+		if !runByte[s[k]] {
+			i = k + 1
 			continue
 		}
-		j := i + 1
-		for j < len(s) && runByte[s[j]] {
-			j++
+		a, b := k, k+1
+		for a > i && runByte[s[a-1]] {
+			a--
 		}
-		if j-i >= minToken {
-			if e, ok := judgeRun(s, i, j); ok {
-				out = append(out, e)
-			}
+		for b < len(s) && runByte[s[b]] {
+			b++
 		}
-		i = j
+		if b-a >= minToken {
+			f(a, b)
+		}
+		i = b + 1
 	}
-	return out
 }
 
 // judgeRun decides on the token run s[a:b]: a key=value inside it (a
