@@ -45,6 +45,9 @@ const coldPoll = 20 * time.Millisecond
 // whose ctx ends first gets ErrCold; one with no deadline waits up to
 // coldWaitMax. A dead holder leaves the lock to the next waiter.
 //
+// A caller that must not wait (wait false: Options.HandOnCold) gets
+// ErrCold as soon as it finds the lock held, whatever its deadline.
+//
 // A marker file, written once the cache holds the module, keeps the warm
 // path lock-free: a process that finds it takes no lock at all. The
 // returned release is called with whether compilation succeeded; it is
@@ -54,7 +57,7 @@ const coldPoll = 20 * time.Millisecond
 // The two builds of a module (with and without cancellation checks) are
 // two cache entries compiled separately, so each has its own marker: a
 // daemon's build being ready says nothing of the proxy's.
-func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (release func(ok bool), err error) {
+func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt, wait bool) (release func(ok bool), err error) {
 	marker := markerPath(dir, wasm, noInterrupt)
 	if _, err := os.Stat(marker); err == nil {
 		return nil, nil
@@ -74,7 +77,7 @@ func coldLock(ctx context.Context, dir string, wasm []byte, noInterrupt bool) (r
 			f.Close() // filled while we waited: load from the cache at once
 			return nil, nil
 		}
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !wait {
 			f.Close()
 			return nil, ErrCold
 		}

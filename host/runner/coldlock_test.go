@@ -107,6 +107,25 @@ func TestColdLockNeverCompilesBeside(t *testing.T) {
 		t.Fatalf("a waiter compiled beside the lock holder: %s", b)
 	}
 
+	// A caller that can hand its work on does not wait, however long its
+	// deadline: ErrCold at once, and nothing compiled.
+	ctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	began = time.Now()
+	r, err = New(ctx, Options{CacheDir: dir, HandOnCold: true})
+	if err == nil {
+		r.Close(ctx)
+	}
+	if !errors.Is(err, ErrCold) {
+		t.Fatalf("HandOnCold while another compiles: err %v, want ErrCold", err)
+	}
+	if took := time.Since(began); took > 200*time.Millisecond {
+		t.Fatalf("HandOnCold: ErrCold after %v, want at once", took)
+	}
+	if b, _ := os.ReadFile(log); len(b) > 0 {
+		t.Fatalf("a caller that hands on compiled beside the lock holder: %s", b)
+	}
+
 	// The holder dies: its lock goes with it.
 	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	if Compiling(dir, false) {

@@ -74,6 +74,13 @@ type Options struct {
 	// call, and everything else in the process, timers too, waits with it
 	// (package watchdog).
 	NoInterrupt bool
+	// HandOnCold is for a caller that can give its work to another
+	// process (a hook with a finisher): when another process holds the
+	// compile lock, the load returns ErrCold at once instead of waiting
+	// for that compilation. Sixty-four first hooks at once then answer in
+	// milliseconds rather than all loading the module together once it is
+	// compiled, past their deadlines.
+	HandOnCold bool
 }
 
 // CallTimeoutFor is the bound of one interruptible call on a payload of
@@ -196,7 +203,7 @@ func compile(ctx context.Context, o Options) (*extism.CompiledPlugin, time.Durat
 	var release func(bool)
 	if cached {
 		var err error
-		if release, err = coldLock(ctx, o.CacheDir, wasm, o.NoInterrupt); err != nil {
+		if release, err = coldLock(ctx, o.CacheDir, wasm, o.NoInterrupt, !o.HandOnCold); err != nil {
 			return nil, 0, err
 		}
 	}

@@ -560,7 +560,8 @@ func startRun(ctx context.Context, harness, event string, stdio IO, getenv func(
 				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
 			}
 		}()
-		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read, stdio.Process)
+		mayHandOn := stdio.Finish != nil && getenv(EnvLate) == ""
+		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read, stdio.Process, mayHandOn)
 		done <- outcome{res, err}
 	}()
 	return done, read
@@ -656,7 +657,7 @@ func lateCallBound(n int) time.Duration {
 	return DefaultDeadline + time.Duration(n/(4<<20))*time.Second
 }
 
-func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string, read chan<- []byte, process bool) (Result, error) {
+func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv func(string) string, read chan<- []byte, process, mayHandOn bool) (Result, error) {
 	payload, err := ReadPayload(stdin)
 	if err != nil {
 		return Result{}, fmt.Errorf("read stdin: %w", err)
@@ -677,7 +678,10 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	// kernel's timer bounds its decision instead (lateCallBound): a
 	// payload that makes the plugin loop costs it that, not its budget.
 	late := getenv(EnvLate) != ""
-	o := runner.Options{NoInterrupt: true}
+	// A hook that can hand its payload on does not wait for another
+	// process's compilation (ErrCold at once: Run hands it on and
+	// answers); its finisher, with minutes, waits for it instead.
+	o := runner.Options{NoInterrupt: true, HandOnCold: mayHandOn}
 	if f := getenv(EnvTestPlugin); f != "" {
 		if o.Wasm, err = os.ReadFile(f); err != nil {
 			return Result{}, err
@@ -699,8 +703,9 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 }
 
 // loadEngine loads the plugin for one hook. While another process
-// compiles it into the cache, the hook waits for that one until
-// coldMargin before its deadline, and then gets runner.ErrCold.
+// compiles it into the cache, the hook gets runner.ErrCold: at once when
+// it can hand its payload on (o.HandOnCold), else (a finisher) once it
+// has waited for that process until coldMargin before its deadline.
 func loadEngine(ctx context.Context, p paths.Paths, getenv func(string) string, o runner.Options, sink Sink) (*Engine, error) {
 	cctx := ctx
 	if d, ok := ctx.Deadline(); ok {
