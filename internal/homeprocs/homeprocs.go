@@ -47,6 +47,17 @@ func Finishers(home string) int {
 	return n
 }
 
+// Daemons are the pids of the daemons serving home.
+func Daemons(home string) []int {
+	var pids []int
+	each(home, func(pid int, _, cmdline []byte) {
+		if bytes.Contains(cmdline, []byte("daemon")) {
+			pids = append(pids, pid)
+		}
+	})
+	return pids
+}
+
 // KillDaemons SIGKILLs every daemon serving home and says how many.
 func KillDaemons(home string) int {
 	n := 0

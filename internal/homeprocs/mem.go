@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Memory is a process's resident set now and at its peak, in bytes, from
@@ -28,4 +29,21 @@ func Memory(pid int) (rss, peak int64) {
 		}
 	}
 	return rss, peak
+}
+
+// CPUTime is the user and system time a process has used, from
+// /proc/<pid>/stat; zero when it cannot be read.
+func CPUTime(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+k) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }

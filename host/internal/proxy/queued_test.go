@@ -16,6 +16,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,8 +56,9 @@ func TestLateFinished(t *testing.T) {
 		var slow sync.WaitGroup
 		defer slow.Wait()
 		slow.Add(1)
+		busy := daemonCPU(t, f.home)
 		go func() { defer slow.Done(); occupyDaemon(t, f.home, 0) }()
-		time.Sleep(300 * time.Millisecond)
+		busy()
 		payload := late("queued-1", strings.Repeat("queued result line\\n", 100000)+" queuedmark")
 		if err := d.Finish(context.Background(), "queued-1", abi.HarnessMCPProxy, abi.ProxyResponse, payload); err != nil {
 			t.Fatal(err)
@@ -121,6 +123,29 @@ func occupyDaemon(t *testing.T, home string, i int) {
 	t.Logf("slow payload %d decided in %v", i, time.Since(t0))
 }
 
+// daemonCPU notes the CPU time of the daemon under home and returns a
+// func that waits until the daemon has spent 200 ms more: the slow
+// payload occupyDaemon sent is being decided, so a request sent now
+// queues behind it. A fixed sleep was not enough on a loaded machine,
+// where the slow request had not reached the daemon yet and the next
+// one was decided in time.
+func daemonCPU(t *testing.T, home string) (busy func()) {
+	t.Helper()
+	pids := homeprocs.Daemons(home)
+	if len(pids) != 1 {
+		t.Fatalf("daemons under %s: %v, want one", home, pids)
+	}
+	base := homeprocs.CPUTime(pids[0])
+	return func() {
+		t.Helper()
+		for end := time.Now().Add(30 * time.Second); homeprocs.CPUTime(pids[0])-base < 200*time.Millisecond; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatal("the daemon did not start on the slow payload within 30 s")
+			}
+		}
+	}
+}
+
 // eventsFound waits up to wait for the store under home to find marker,
 // and returns in how many events.
 func eventsFound(t *testing.T, home, marker string, wait time.Duration) int {
@@ -158,8 +183,9 @@ func TestLateStoredAfterClientLeaves(t *testing.T) {
 	var slow sync.WaitGroup
 	defer slow.Wait()
 	slow.Add(1)
+	busy := daemonCPU(t, f.home)
 	go func() { defer slow.Done(); occupyDaemon(t, f.home, 0) }()
-	time.Sleep(300 * time.Millisecond)
+	busy()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	r, err := f.session.CallTool(ctx, &mcp.CallToolParams{Name: "step", Arguments: map[string]any{"n": 1, "issues": 2 << 20}})
