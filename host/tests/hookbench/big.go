@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
 func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
@@ -40,9 +41,9 @@ func (b *bench) throughput(sizes string) {
 			p := bigpayload.ClaudePostToolUse(mib<<20, marker, "bench-throughput", "toolu_"+marker)
 			n = len(p)
 			direct = append(direct, timeOne(b.env, p, "cat"))
-			c0 := cpuOf(b.daemon.Process.Pid)
+			c0 := homeprocs.CPUTime(b.daemon.Process.Pid)
 			times = append(times, timeOne(b.env, p, b.client, "claude-code", "PostToolUse"))
-			cpu = append(cpu, cpuOf(b.daemon.Process.Pid)-c0)
+			cpu = append(cpu, homeprocs.CPUTime(b.daemon.Process.Pid)-c0)
 			found = append(found, b.searchable(marker, time.Now(), 60*time.Second))
 		}
 		p50, per := pct(times, 50), pct(times, 50)/(float64(n)/(1<<20))
@@ -146,17 +147,4 @@ func statusOf(pid int, key string) string {
 		}
 	}
 	return "?"
-}
-
-// cpuOf is the CPU time (user and system) pid has used.
-func cpuOf(pid int) time.Duration {
-	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	k, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+k) * 10 * time.Millisecond // USER_HZ is 100 on Linux
 }
