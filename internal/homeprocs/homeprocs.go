@@ -60,14 +60,11 @@ func Daemons(home string) []int {
 
 // KillDaemons SIGKILLs every daemon serving home and says how many.
 func KillDaemons(home string) int {
-	n := 0
-	each(home, func(pid int, _, cmdline []byte) {
-		if bytes.Contains(cmdline, []byte("daemon")) {
-			kill(pid)
-			n++
-		}
-	})
-	return n
+	pids := Daemons(home)
+	for _, pid := range pids {
+		kill(pid)
+	}
+	return len(pids)
 }
 
 // KillAll SIGKILLs every process serving home.

@@ -467,7 +467,8 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 	if late {
 		deadline = max(deadline, hookproto.Late)
 	}
-	getenv, extra := finisherEnv(getenv, stdio.Finish != nil && !late)
+	mayHandOn := stdio.Finish != nil && !late
+	getenv, extra := finisherEnv(getenv, mayHandOn)
 	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	// The answer at the deadline below rests on a Go timer, which stands
@@ -480,7 +481,7 @@ func Run(ctx context.Context, harness, event string, stdio IO, getenv func(strin
 		keepRuntimeFree()
 	}
 
-	done, read := startRun(ctx, harness, event, stdio, getenv)
+	done, read := startRun(ctx, harness, event, stdio, getenv, mayHandOn)
 	// handOn gives the payload, once read, to a finisher: the answer
 	// goes out now, without a decision, and the event is still stored.
 	handOn := func() bool {
@@ -547,8 +548,9 @@ type outcome struct {
 }
 
 // startRun runs the hook in the background: done gets its outcome, read
-// the payload once read in full.
-func startRun(ctx context.Context, harness, event string, stdio IO, getenv func(string) string) (<-chan outcome, <-chan []byte) {
+// the payload once read in full. mayHandOn: Run can hand the hook to a
+// finisher, so the load need not wait for another process to compile.
+func startRun(ctx context.Context, harness, event string, stdio IO, getenv func(string) string, mayHandOn bool) (<-chan outcome, <-chan []byte) {
 	done := make(chan outcome, 1)
 	read := make(chan []byte, 1)
 	go func() {
@@ -560,7 +562,6 @@ func startRun(ctx context.Context, harness, event string, stdio IO, getenv func(
 				done <- outcome{err: fmt.Errorf("internal error: %v", r)}
 			}
 		}()
-		mayHandOn := stdio.Finish != nil && getenv(EnvLate) == ""
 		res, err := runOnce(ctx, harness, event, stdio.Stdin, getenv, read, stdio.Process, mayHandOn)
 		done <- outcome{res, err}
 	}()
