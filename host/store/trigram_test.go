@@ -80,6 +80,8 @@ func TestTrigramText(t *testing.T) {
 		{`{"key":"CVX-1","note":"plain words"}`, 100, "\nCVX-1"},
 		{"done. Next: svcHandler(p99)", 100, "\nsvcHandler\np99"},
 		{"words only here", 100, ""},
+		// A token repeated past the reach is written once.
+		{`{"to":"dana.kim@example.com","cc":"dana.kim@example.com","id":"CVX-1","of":"CVX-1"}`, 100, "\ndana.kim@example.com\nCVX-1"},
 	} {
 		if got := trigramText(tt.in, tt.from); got != tt.want {
 			t.Errorf("trigramText(%q, %d) = %q, want %q", tt.in, tt.from, got, tt.want)
@@ -129,10 +131,15 @@ func FuzzTrigramText(f *testing.F) {
 		if !strings.HasPrefix(in, lines[0]) {
 			t.Fatalf("%q does not start with %q", in, lines[0])
 		}
+		seen := map[string]bool{}
 		for _, l := range lines[1:] {
 			if !strings.Contains(in, l) || !trigramToken(l) {
 				t.Fatalf("line %q: not a kept token of %q", l, in)
 			}
+			if seen[l] {
+				t.Fatalf("line %q written twice for %q", l, in)
+			}
+			seen[l] = true
 		}
 	})
 }
