@@ -286,6 +286,12 @@ func TestSearchFiltersTotalAndRefs(t *testing.T) {
 	if _, err := s.EventByRef("enope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("unknown key: %v", err)
 	}
+	// ReadBack finds what EventByRef finds, and not what it does not.
+	for ref, want := range map[string]error{"1": nil, "#2": nil, "e0123456789abcdef": nil, "enope": ErrNotFound, "999": ErrNotFound} {
+		if err := s.ReadBack(ref); !errors.Is(err, want) || (want == nil) != (err == nil) {
+			t.Errorf("ReadBack(%q) = %v, want %v", ref, err, want)
+		}
+	}
 	st, err := s.Stats("s1")
 	if err != nil || st.BytesKeptOut != 4900 || st.MCPCalls != 2 {
 		t.Errorf("stats: kept %d, mcp %d (%v)", st.BytesKeptOut, st.MCPCalls, err)

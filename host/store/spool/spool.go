@@ -326,7 +326,7 @@ func readBack(st *store.Store, ids []int64, events []abi.Event) error {
 		}
 		// Not found is an event the caps evicted at once (an old one
 		// replayed into a full store): stored as the caps allow.
-		if _, err := st.EventByRef(ref); err != nil && !errors.Is(err, store.ErrNotFound) {
+		if err := st.ReadBack(ref); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return fmt.Errorf("spool: stored event %s cannot be read back: %w", ref, err)
 		}
 	}
