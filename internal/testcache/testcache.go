@@ -19,3 +19,22 @@ func Dir(name string) string {
 	os.MkdirAll(d, 0o700)
 	return d
 }
+
+// SharedWasm is the compilation cache that test homes share (the
+// proxy's tests link theirs to it too).
+const SharedWasm = "ctxhook-test-wasm"
+
+// LinkWasm points the compilation cache of a CTXHOOK_HOME, home/cache/
+// wasm, at the one the tests share: CTXHOOK_HOME moves the cache with
+// the state, so a test home of its own otherwise compiles plugin.wasm
+// again (3-4 s on two cores) on its first hook. The link is the user's,
+// in a directory of the user's, which the runner accepts
+// (platform.OwnedDir). A test of a cold cache, or one that changes the
+// cache itself, keeps its own and does not call it. Where no link can be
+// made (Windows without the privilege) the home keeps a cache of its own.
+func LinkWasm(home string) {
+	cache := filepath.Join(home, "cache")
+	if os.MkdirAll(cache, 0o700) == nil {
+		os.Symlink(Dir(SharedWasm), filepath.Join(cache, "wasm"))
+	}
+}

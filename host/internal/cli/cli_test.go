@@ -52,6 +52,7 @@ type testEnv struct {
 
 func newEnv(t *testing.T) *testEnv {
 	h := t.TempDir()
+	testcache.LinkWasm(filepath.Join(h, "ctxhook"))
 	return &testEnv{vars: map[string]string{
 		"HOME": filepath.Join(h, "home"), "CTXHOOK_HOME": filepath.Join(h, "ctxhook"),
 		"XDG_CACHE_HOME": testcache.Dir("ctxhook-cli-test"),
@@ -803,8 +804,8 @@ func TestTerminalSafeOutput(t *testing.T) {
 // data directory of another user's, are named by doctor as things to fix.
 func TestDoctorNamesUnsafeDirs(t *testing.T) {
 	e := newEnv(t)
-	e.vars["XDG_CACHE_HOME"] = "" // this home's own cache
 	p, _ := paths.Resolve(e.get)
+	os.Remove(p.WasmCache()) // this home's own cache: the test makes it unsafe
 	e.proc(t, read(t, "hook-PostToolUse.json"), "hook", "claude-code", "PostToolUse")
 	os.Chmod(p.WasmCache(), 0o777)
 	out, _, _ := e.run(t, nil, "doctor", "claude-code")
