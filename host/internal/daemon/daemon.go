@@ -88,6 +88,11 @@ type Options struct {
 
 	runs *runs
 	mem  *memory
+	// decides are the decisions running, which a connection may have
+	// left (a late one, or one whose client went away): Run waits for
+	// them before it stops the writer and closes the pool they return
+	// their instance to.
+	decides *sync.WaitGroup
 }
 
 // ErrRunning is returned when another daemon already holds the lock.
@@ -144,6 +149,7 @@ func Run(ctx context.Context, o Options) error {
 	var wg sync.WaitGroup
 	defer func() {
 		wg.Wait()
+		o.decides.Wait()
 		stopWriter()
 	}()
 	for {
@@ -191,6 +197,7 @@ func (o Options) withDefaults() Options {
 		o.BuildID = BuildID()
 	}
 	o.runs = &runs{m: map[string]*run{}}
+	o.decides = &sync.WaitGroup{}
 	if o.LargeInFlight == 0 {
 		o.LargeInFlight = LargeInFlight
 	}
@@ -477,7 +484,9 @@ func serve(ctx context.Context, conn net.Conn, br *bufio.Reader, first bool, o O
 		r.claim.Store(1)
 	}
 	handed = true
+	o.decides.Add(1)
 	go func() {
+		defer o.decides.Done()
 		defer lease.release()
 		decide(ctx, o, compiled, pool, req, r)
 	}()
