@@ -55,6 +55,9 @@ func bigTranscript(t *testing.T, home string) string {
 // and no memory limit), reaches the
 // turn after them, and a second run indexes nothing.
 func TestIndexBigTranscriptRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 100 MB transcript (-short)")
+	}
 	e := newEnv(t)
 	bigTranscript(t, e.vars["HOME"])
 	cmd := exec.Command(os.Args[0], "index", "--all")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/internal/testcache"
 )
 
 // runDaemon runs a daemon in this process for home and waits for its
@@ -48,6 +49,7 @@ func shortHome(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	os.MkdirAll(filepath.Join(home, "config"), 0o700)
+	testcache.LinkWasm(home) // the daemon in this process compiles once for every test
 	return home
 }
 
