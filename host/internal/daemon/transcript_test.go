@@ -16,11 +16,10 @@ import (
 // TestTranscriptAfterAnswer: Claude Code's Stop hook names its
 // session's transcript, and the daemon indexes what is new in it after
 // it has answered, not before: a turn's transcript holds its tool
-// results, and a MiB of them is seconds of work the user would wait
-// for at the end of every such turn. With the store's write lock held by another
-// process's writer, the transcript pass waits for the lock (up to the
-// store's busy timeout, 2 s) while the answer does not; once the lock
-// is released, the next pass (the next hook's) stores the transcript.
+// results, and storing them is work the user would wait for at the end
+// of every turn. With the store's write lock held by another process's
+// writer, a pass waits for the lock (up to the store's busy timeout,
+// 2 s) while the answer does not; a later pass stores the transcript.
 func TestTranscriptAfterAnswer(t *testing.T) {
 	home := shortHome(t)
 	p, cancel, done := runDaemon(t, home, time.Minute)

@@ -139,6 +139,9 @@ func storedWhole(t *testing.T, home, marker string, size int) {
 // decision, so the event is stored whole under that key, once; the next
 // call carries the right token.
 func TestLateDecisionShaped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a result too big to decide in time (-short)")
+	}
 	wasm := faultyWasm(t)
 	f := connectWith(t, []string{"--timeout", "120s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]},
 		[]string{"CTXHOOK_NO_DAEMON=", "CTXHOOK_TEST_PLUGIN=" + wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=120000", "CTXHOOK_HOOK_DEADLINE_MS=1500"})

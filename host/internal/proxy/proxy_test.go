@@ -374,6 +374,9 @@ func TestConcurrentCallsAndProgress(t *testing.T) {
 // results are not shaped; shaped (the default), the client gets its head
 // and the event's key, and the store holds it to its last byte.
 func TestLargeMessage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("messages of up to 64 MiB (-short)")
+	}
 	const size = 16 << 20
 	t.Run("unshaped", func(t *testing.T) {
 		f := connect(t, "30s")

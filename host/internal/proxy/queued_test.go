@@ -28,6 +28,9 @@ import (
 // slow payload, the faulty plugin's CTXHOOK_TEST_SLOW) and dropped, and
 // when it ran late and ended before it was asked again (not run twice).
 func TestLateFinished(t *testing.T) {
+	if testing.Short() {
+		t.Skip("payloads queued behind a slow one (-short)")
+	}
 	wasm := faultyWasm(t)
 	f := connectWith(t, []string{"--timeout", "120s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]},
 		[]string{"CTXHOOK_NO_DAEMON=", "CTXHOOK_TEST_PLUGIN=" + wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=120000", "CTXHOOK_HOOK_DEADLINE_MS=1500"})
@@ -172,6 +175,9 @@ func eventsFound(t *testing.T, home, marker string, wait time.Duration) int {
 // the event the pointer names is stored, once. Without the wait the
 // daemon has dropped the queued run and nothing stores it.
 func TestLateStoredAfterClientLeaves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a payload queued behind a slow one (-short)")
+	}
 	wasm := faultyWasm(t)
 	f := connectWith(t, []string{"--timeout", "120s", "--", "/usr/bin/env", "PROXY_TEST_ROLE=server", os.Args[0]},
 		[]string{"CTXHOOK_NO_DAEMON=", "CTXHOOK_TEST_PLUGIN=" + wasm, "CTXHOOK_DAEMON_TEST_WATCHDOG_MS=120000", "CTXHOOK_HOOK_DEADLINE_MS=1500"})

@@ -27,6 +27,9 @@ import (
 // that session's private events. With the database out of reach the
 // tools answer from the local store and say so.
 func TestTeamMCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four homes against a real PostgreSQL, about 50 s (-short)")
+	}
 	needPG(t)
 	hs := homes(t)
 	hookAll(t, hs, func(h *home) [][]byte {

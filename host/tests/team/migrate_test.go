@@ -50,6 +50,9 @@ func corpus(t *testing.T, path string, n int) {
 // CTXHOOK_TEAM_MIGRATE_N sets the size (default 10,000; the acceptance
 // run uses 100,000).
 func TestMigrateRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 events migrated both ways (-short)")
+	}
 	needPG(t)
 	n := 10000
 	if v, err := strconv.Atoi(os.Getenv("CTXHOOK_TEAM_MIGRATE_N")); err == nil && v > 0 {
