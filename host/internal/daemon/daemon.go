@@ -389,35 +389,7 @@ func (s *slot) fill(ctx context.Context, compiled *runner.Compiled, o Options) e
 		return err
 	}
 	s.eng, s.calls = engine.NewEngineOn(o.Paths, o.Getenv, inst, engine.Spool), 0
-	s.eng.DeferTranscripts = true // run after the answer: see afterward
 	return nil
-}
-
-// afterward runs what a decision left for after its answer (the
-// transcript passes of a Claude Code or Codex hook: engine.Result.
-// Afterward) on the slot's instance, before the slot serves again,
-// under the same watchdog and collector hold as a decision: its guest
-// calls cannot be interrupted either. An instance closed after the
-// decision skips them; the next hook's pass takes up where the last one
-// ended.
-func afterward(ctx context.Context, s *slot, a engine.Answer, o Options) {
-	if a.Afterward == nil || s.eng == nil || ctx.Err() != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, hookproto.Late)
-	defer cancel()
-	disarm := platform.ArmWatchdog(o.Watchdog, func() { o.Log("a transcript pass overran the deadline: exiting") })
-	release := holdCollector()
-	warnings := a.Afterward(ctx)
-	release()
-	disarm()
-	for _, w := range warnings {
-		o.Log(w)
-	}
-	if err := s.eng.Broken(); err != nil {
-		o.Log("plugin instance replaced after: " + err.Error())
-		s.close()
-	}
 }
 
 func (s *slot) close() {
@@ -621,7 +593,6 @@ func decide(ctx context.Context, o Options, compiled *runner.Compiled, pool chan
 	}
 	defer func() {
 		o.runs.finish(r, a, ok)
-		afterward(ctx, s, a, o)
 		// An instance closed below is replaced now, after the answer and
 		// before the slot serves again: the next request finds it made
 		// and warmed, rather than paying for both (an error is the next

@@ -16,7 +16,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,12 +54,6 @@ type Engine struct {
 	Getenv  func(string) string
 	Environ func() []string
 	Now     func() time.Time
-	// DeferTranscripts, set by a host that answers before its work on a
-	// hook is done (the daemon), leaves the transcript passes the plugin
-	// asks for to Result.Afterward: a pass reads the transcript, calls
-	// the plugin on what is new and writes it into SQLite, and the
-	// agent's answer need not wait for any of it.
-	DeferTranscripts bool
 	// sink is where effects go, fixed when the engine is made.
 	sink     Sink
 	runner   *runner.Runner
@@ -178,12 +171,6 @@ type Result struct {
 	StoreLater bool
 	// Response is the plugin's full answer, for tests and the demo.
 	Response abi.HandleResponse
-	// Afterward, when not nil, is the work the host runs once it has
-	// answered, on this engine, before its next call: the transcript
-	// passes of an engine that defers them (DeferTranscripts). It
-	// returns its warnings. A pass not run is not lost: the next one
-	// starts where the last stored one ended.
-	Afterward func(context.Context) []string
 }
 
 // Do runs one hook in the engine's environment, under the request id id
@@ -253,25 +240,8 @@ func (e *Engine) do(ctx context.Context, call Request, harness, event string, pa
 		// The answer must not point the model at an event nobody kept.
 		res.Answer = resp.Unstored.Stdout
 	}
-	if e.DeferTranscripts {
-		res.Afterward = e.transcriptsLater(cfg, resp.Effects)
-	} else {
-		e.indexTranscripts(ctx, &res, cfg, resp.Effects)
-	}
+	e.indexTranscripts(ctx, &res, cfg, resp.Effects)
 	return res, nil
-}
-
-// transcriptsLater is indexTranscripts for effects, to run later (nil
-// when they name no transcript).
-func (e *Engine) transcriptsLater(cfg abi.Config, effects []abi.Effect) func(context.Context) []string {
-	if !slices.ContainsFunc(effects, func(eff abi.Effect) bool { return eff.Op == abi.OpIndexTranscript && eff.Path != "" }) {
-		return nil
-	}
-	return func(ctx context.Context) []string {
-		var res Result
-		e.indexTranscripts(ctx, &res, cfg, effects)
-		return res.Warnings
-	}
 }
 
 // hookServer says why the user's mcp_tool hooks will not be answered,
@@ -647,8 +617,6 @@ type Answer struct {
 	// way; the proxy must tell the two apart (an empty stdout otherwise
 	// means "forward the message as it came").
 	Failed string
-	// Afterward is Result.Afterward: the host runs it after it answered.
-	Afterward func(context.Context) []string
 }
 
 // RunPayload is Run for a long-lived host (the daemon): the payload is
@@ -673,7 +641,7 @@ func RunPayload(ctx context.Context, eng *Engine, req Request, deadline time.Dur
 		warn(fmt.Sprintf("%s %s: %v; the agent continues without ctxhook", harness, event, err))
 		return Answer{Stderr: stderr.String(), Failed: err.Error()}
 	}
-	return Answer{Code: res.ExitCode, Text: res.Answer, Stderr: stderr.String(), Afterward: res.Afterward}
+	return Answer{Code: res.ExitCode, Text: res.Answer, Stderr: stderr.String()}
 }
 
 // coldMargin is what a hook keeps of its deadline when the plugin is
