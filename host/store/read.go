@@ -87,20 +87,10 @@ func scanEventAs(st *sqlite3.Stmt, derive bool) Event {
 }
 
 // Event returns one event by id, its bodies' heads only (see Event).
-func (s *Store) Event(id int64) (Event, error) {
-	st, _, err := s.conn.Prepare(`SELECT ` + s.eventCols() + ` FROM events WHERE id = ?`)
-	if err != nil {
-		return Event{}, fmt.Errorf("store: %w", err)
-	}
-	defer st.Close()
-	st.BindInt64(1, id)
-	if !st.Step() {
-		if err := st.Err(); err != nil {
-			return Event{}, fmt.Errorf("store: %w", err)
-		}
-		return Event{}, fmt.Errorf("%w: event %d", ErrNotFound, id)
-	}
-	return scanEvent(st), nil
+func (s *Store) Event(id int64) (Event, error) { return s.eventByID(id, true) }
+
+func (s *Store) eventByID(id int64, derive bool) (Event, error) {
+	return s.eventWhere(`id = ?`, func(st *sqlite3.Stmt) { st.BindInt64(1, id) }, strconv.FormatInt(id, 10), derive)
 }
 
 // EventByRef returns an event by id ("42") or by the key the plugin gave
@@ -119,13 +109,16 @@ func (s *Store) ReadBack(ref string) error {
 
 func (s *Store) eventByRef(ref string, derive bool) (Event, error) {
 	ref = strings.TrimPrefix(strings.TrimSpace(ref), "#")
-	sql, what := `SELECT `+s.eventCols()+` FROM events WHERE event_key = ? AND event_key != '' ORDER BY id LIMIT 1`, strconv.Quote(ref)
-	bind := func(st *sqlite3.Stmt) { st.BindText(1, ref) }
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
-		sql, what = `SELECT `+s.eventCols()+` FROM events WHERE id = ?`, strconv.FormatInt(id, 10)
-		bind = func(st *sqlite3.Stmt) { st.BindInt64(1, id) }
+		return s.eventByID(id, derive)
 	}
-	st, _, err := s.conn.Prepare(sql)
+	return s.eventWhere(`event_key = ? AND event_key != '' ORDER BY id LIMIT 1`, func(st *sqlite3.Stmt) { st.BindText(1, ref) }, strconv.Quote(ref), derive)
+}
+
+// eventWhere reads the first event row matching where (bound by bind);
+// what names it in the not-found error.
+func (s *Store) eventWhere(where string, bind func(*sqlite3.Stmt), what string, derive bool) (Event, error) {
+	st, _, err := s.conn.Prepare(`SELECT ` + s.eventCols() + ` FROM events WHERE ` + where)
 	if err != nil {
 		return Event{}, fmt.Errorf("store: %w", err)
 	}
