@@ -39,9 +39,7 @@ func home(t *testing.T) env {
 	h := t.TempDir()
 	os.MkdirAll(filepath.Join(h, "config"), 0o700)
 	os.WriteFile(filepath.Join(h, "config", "config.toml"), []byte("[servers.tickets]\nrelay = true\n"), 0o600)
-	shared := testcache.Dir("ctxhook-test-wasm")
-	os.MkdirAll(filepath.Join(h, "cache"), 0o700)
-	os.Symlink(shared, filepath.Join(h, "cache", "wasm"))
+	testcache.LinkWasm(h)
 	// A budget a loaded machine keeps; tests of deadlines set their own.
 	return env{"CTXHOOK_HOME": h, "CTXHOOK_HOOK_DEADLINE_MS": "120000"}
 }

@@ -72,8 +72,7 @@ func FuzzSkeleton(f *testing.F) {
 // plugin in-process under the same request id.
 func TestEventKeyMatchesPlugin(t *testing.T) {
 	home := t.TempDir()
-	os.MkdirAll(filepath.Join(home, "cache"), 0o700)
-	os.Symlink(testcache.Dir("ctxhook-test-wasm"), filepath.Join(home, "cache", "wasm"))
+	testcache.LinkWasm(home)
 	getenv := func(k string) string {
 		switch k {
 		case "CTXHOOK_HOME":

@@ -230,9 +230,7 @@ func connectVersion(t *testing.T, proxyArgs, extraEnv []string, version string) 
 	f := &fixture{home: t.TempDir(), stderr: &lockedBuffer{}}
 	os.MkdirAll(filepath.Join(f.home, "config"), 0o700)
 	os.WriteFile(filepath.Join(f.home, "config", "config.toml"), []byte("[servers.wf]\nrelay = true\nproxy = true\n"), 0o600)
-	shared := testcache.Dir("ctxhook-test-wasm")
-	os.MkdirAll(filepath.Join(f.home, "cache"), 0o700)
-	os.Symlink(shared, filepath.Join(f.home, "cache", "wasm"))
+	testcache.LinkWasm(f.home)
 
 	cmd := exec.Command(os.Args[0], append([]string{"proxy", "--name", "wf", "--session", "test-session"}, proxyArgs...)...)
 	cmd.Env = append(append(os.Environ(), "PROXY_TEST_ROLE=proxy", "CTXHOOK_HOME="+f.home), extraEnv...)
