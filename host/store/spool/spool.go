@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -216,16 +217,58 @@ const ReplayInline = 1 << 20
 // process that died before it finished is taken back: its transaction
 // was rolled back with it.
 //
-// maxBytes, when not 0, skips files larger than that.
+// maxBytes, when not 0, skips files larger than that. warn, when not
+// nil, is told of each file set aside as corrupt and of files left in
+// the spool because the store would not take them or read them back.
 func Replay(dir string, st *store.Store, maxBytes int64, warn func(string)) int {
-	n, _ := replay(dir, st, maxBytes, warn)
+	n, _, failed := replay(dir, st, maxBytes, warn)
+	if failed != nil && warn != nil {
+		warn(failed.Error())
+	}
 	return n
 }
 
-// replay is Replay, also reporting the bytes of the files it stored. A
+// settleEvery bounds the files applied before they are read back and
+// deleted: one reader is opened for them all (about a millisecond), and
+// a writer killed in between replays no more than these again.
+const settleEvery = 64
+
+// replay is Replay, also reporting the bytes of the files it stored (a
 // big file is big work for memtrim: its body was held here and in the
-// store's SQLite, and the memory goes back to the system soon after.
-func replay(dir string, st *store.Store, maxBytes int64, warn func(string)) (n int, stored int64) {
+// store's SQLite, and the memory goes back to the system soon after),
+// and the first reason a file was left in the spool (the store would
+// not take it, or it could not be read back: the caller's connection may
+// then see what is no longer on disk, and is best closed).
+func replay(dir string, st *store.Store, maxBytes int64, warn func(string)) (n int, stored int64, failed error) {
+	var applied []appliedFile
+	fail := func(err error) {
+		if failed == nil {
+			failed = err
+		}
+	}
+	settleApplied := func() {
+		k, size, err := settle(st, applied)
+		n, stored, applied = n+k, stored+size, applied[:0]
+		fail(err)
+	}
+	for _, f := range spoolFiles(dir, maxBytes) {
+		a, ok, err := applyFile(f, st, warn)
+		if ok {
+			applied = append(applied, a)
+		}
+		fail(err)
+		if len(applied) >= settleEvery {
+			settleApplied()
+		}
+	}
+	settleApplied()
+	return n, stored, failed
+}
+
+// spoolFiles lists the files to replay: the spool's own (at most
+// maxBytes each, when not 0) and those a process that died had claimed.
+// A dead writer's unfinished file (.tmp) is removed on the way.
+func spoolFiles(dir string, maxBytes int64) []string {
 	tmps, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.tmp"))
 	for _, t := range tmps {
 		if fi, err := os.Stat(t); err == nil && time.Since(fi.ModTime()) > staleTmp {
@@ -246,57 +289,66 @@ func replay(dir string, st *store.Store, maxBytes int64, warn func(string)) (n i
 			files = append(files, o)
 		}
 	}
-	for _, f := range files {
-		orig := f
-		if i := strings.Index(f, ".replaying-"); i >= 0 {
-			orig = f[:i]
-		}
-		claimed := orig + fmt.Sprintf(".replaying-%d", os.Getpid())
-		if os.Rename(f, claimed) != nil {
-			continue // another process took it
-		}
-		if err := replayFile(claimed, filepath.Base(orig), st); errors.Is(err, errCorrupt) {
-			os.Rename(claimed, orig+".corrupt")
-			if warn != nil {
-				warn(fmt.Sprintf("spool: %s set aside as %s.corrupt (%v); what it held before the damage was stored", filepath.Base(orig), filepath.Base(orig), err))
-			}
-			continue
-		} else if err != nil {
-			os.Rename(claimed, orig)
-			continue
-		}
-		if fi, err := os.Stat(claimed); err == nil {
-			stored += fi.Size()
-			memtrim.After(fi.Size())
-		}
-		os.Remove(claimed)
-		n++
+	return files
+}
+
+// appliedFile is a spool file claimed and stored, not yet read back.
+type appliedFile struct {
+	claimed, orig string
+	// refs name its events as get_event finds them: a key, else an id.
+	refs []string
+}
+
+// applyFile claims spool file f and stores it. ok is false when another
+// process took it, when it is corrupt (set aside as .corrupt, what it
+// held before the damage stored) or when the store would not take it:
+// it is put back, and err says why.
+func applyFile(f string, st *store.Store, warn func(string)) (a appliedFile, ok bool, err error) {
+	orig := f
+	if i := strings.Index(f, ".replaying-"); i >= 0 {
+		orig = f[:i]
 	}
-	return n, stored
+	claimed := orig + fmt.Sprintf(".replaying-%d", os.Getpid())
+	if os.Rename(f, claimed) != nil {
+		return a, false, nil // another process took it
+	}
+	refs, err := replayFile(claimed, filepath.Base(orig), st)
+	if errors.Is(err, errCorrupt) {
+		os.Rename(claimed, orig+".corrupt")
+		if warn != nil {
+			warn(fmt.Sprintf("spool: %s set aside as %s.corrupt (%v); what it held before the damage was stored", filepath.Base(orig), filepath.Base(orig), err))
+		}
+		return a, false, nil
+	} else if err != nil {
+		os.Rename(claimed, orig)
+		return a, false, fmt.Errorf("spool: the store did not take %s (%v): it waits in the spool", filepath.Base(orig), err)
+	}
+	return appliedFile{claimed: claimed, orig: orig, refs: refs}, true, nil
 }
 
 // replayFile stores each line of a spool file once: a line is named by
 // its hook's request, else by file and line, and the store skips a name
 // it has applied (a writer killed between commit and delete leaves the
-// file to be replayed again).
-func replayFile(name, base string, st *store.Store) error {
+// file to be replayed again). It returns the refs of the events stored.
+func replayFile(name, base string, st *store.Store) ([]string, error) {
 	fh, err := os.Open(name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r := bufio.NewReaderSize(fh, 64<<10)
+	var refs []string
 	for line := 1; ; line++ {
 		s, err := readSpooled(r, fi.Size())
 		if err == io.EOF {
-			return nil
+			return refs, nil
 		}
 		if err != nil {
-			return fmt.Errorf("%w: line %d: %v", errCorrupt, line, err)
+			return refs, fmt.Errorf("%w: line %d: %v", errCorrupt, line, err)
 		}
 		name := s.Request // the hook's own name, else the file's batch
 		if name == "" {
@@ -304,30 +356,71 @@ func replayFile(name, base string, st *store.Store) error {
 		}
 		ids, err := st.ApplyOnce(store.Batch{Name: name}, s.Events, s.Tallies)
 		if err != nil {
-			return err
+			return refs, err
 		}
-		if err := readBack(st, ids, s.Events); err != nil {
-			return err
+		for i, id := range ids {
+			ref := strconv.FormatInt(id, 10)
+			if i < len(s.Events) && s.Events[i].Key != "" {
+				ref = s.Events[i].Key
+			}
+			refs = append(refs, ref)
 		}
 	}
 }
 
-// readBack reads each event just stored as get_event will find it (by
-// its key, else its id) before its spool file is deleted. A store
-// damaged under a running writer (truncated by a crash or a full disk)
-// can take an insert into pages it still has and fail every read of it;
-// the file then stays in the spool, which get_event serves, and is
-// stored again once the store is mended or made anew.
-func readBack(st *store.Store, ids []int64, events []abi.Event) error {
-	for i, id := range ids {
-		ref := strconv.FormatInt(id, 10)
-		if i < len(events) && events[i].Key != "" {
-			ref = events[i].Key
+// settle reads the events of the files applied back, and deletes each
+// file whose events are read; the others are put back in the spool. The
+// events are read as get_event will find them: by a reader opened now,
+// on the files now on disk. The writer's own connection is not enough:
+// a store truncated, or its WAL removed, under a writer that holds it
+// open takes the writer's commits into the WAL it still holds and reads
+// them back from there, while every other reader finds the store
+// damaged. A file kept so waits in the spool, which get_event serves,
+// and is stored once the store is mended or made anew.
+func settle(st *store.Store, applied []appliedFile) (n int, stored int64, damaged error) {
+	if len(applied) == 0 {
+		return 0, 0, nil
+	}
+	reader, err := store.Open(st.Path(), store.Options{ReadOnly: true})
+	if err != nil {
+		damaged = fmt.Errorf("spool: the store cannot be read back (%v): what it just took waits in the spool; ctxhook doctor", err)
+	} else {
+		defer reader.Close()
+	}
+	for _, a := range applied {
+		if damaged == nil {
+			damaged = readBack(st, reader, a.refs)
 		}
-		// Not found is an event the caps evicted at once (an old one
-		// replayed into a full store): stored as the caps allow.
-		if err := st.ReadBack(ref); err != nil && !errors.Is(err, store.ErrNotFound) {
-			return fmt.Errorf("spool: stored event %s cannot be read back: %w", ref, err)
+		if damaged != nil {
+			os.Rename(a.claimed, a.orig)
+			continue
+		}
+		if fi, err := os.Stat(a.claimed); err == nil {
+			stored += fi.Size()
+			memtrim.After(fi.Size())
+		}
+		os.Remove(a.claimed)
+		n++
+	}
+	return n, stored, damaged
+}
+
+// readBack reads each event refs names through the writer's connection
+// and through reader. Not found by the writer is an event the caps
+// evicted at once (an old one replayed into a full store): stored as
+// the caps allow. Found by the writer and not by the reader is a store
+// replaced or cut under the writer.
+func readBack(st, reader *store.Store, refs []string) error {
+	for _, ref := range refs {
+		err := st.ReadBack(ref)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err == nil {
+			err = reader.ReadBack(ref)
+		}
+		if err != nil {
+			return fmt.Errorf("spool: stored event %s cannot be read back (%w): it waits in the spool; ctxhook doctor", ref, err)
 		}
 	}
 	return nil
@@ -350,7 +443,7 @@ func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error
 			st.Close()
 		}
 	}()
-	stored := 0
+	stored, wasFailing := 0, false
 	pass := func() {
 		if st == nil {
 			var err error
@@ -360,11 +453,18 @@ func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error
 				return
 			}
 		}
-		files, size := replay(p.SpoolDir(), st, 0, log)
+		files, size, failed := replay(p.SpoolDir(), st, 0, log)
 		stored += files
+		// Said once, until a pass stores again: every hook kicks a pass.
+		if failed != nil && !wasFailing {
+			log(failed.Error())
+		}
+		wasFailing = failed != nil
 		// Closed after 500 files, or after big ones: what SQLite grew to
-		// for them is returned with it (memtrim), not kept.
-		if stored >= 500 || size >= memtrim.Big {
+		// for them is returned with it (memtrim), not kept. Closed too
+		// when a file was left in the spool: the next pass opens the
+		// files on disk, not the ones this connection may still hold.
+		if stored >= 500 || size >= memtrim.Big || failed != nil {
 			st.Close()
 			st, stored = nil, 0
 		}
@@ -386,47 +486,56 @@ func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error
 // while the store is damaged, and the model must get the event either
 // way. Spool files hold events as the store would (redacted by the
 // plugin, 0600, the user's), so serving one shows nothing the store
-// would not. Files being replayed are read too; a file that moves away
-// mid-read is skipped, its event is in the store by then.
+// would not. Files being replayed are read too. A file that moved
+// between the listing and its reading (claimed by a writer, or put back
+// by one the store refused) makes a miss look again, once.
 func Find(dir, key string) (abi.Event, bool) {
 	if key == "" {
 		return abi.Event{}, false
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	replaying, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.replaying-*"))
-	for _, f := range append(files, replaying...) {
-		if ev, ok := findIn(f, key); ok {
-			return ev, true
+	for range 2 {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+		replaying, _ := filepath.Glob(filepath.Join(dir, "*.jsonl.replaying-*"))
+		moved := false
+		for _, f := range append(files, replaying...) {
+			ev, ok, gone := findIn(f, key)
+			if ok {
+				return ev, true
+			}
+			moved = moved || gone
+		}
+		if !moved {
+			break
 		}
 	}
 	return abi.Event{}, false
 }
 
-// findIn reads one spool file for the event under key. A batch whose
-// line does not name the key is not read further than its line: its
-// blobs are skipped unread.
-func findIn(name, key string) (abi.Event, bool) {
+// findIn reads one spool file for the event under key; gone reports a
+// file no longer there. A batch whose line does not name the key is not
+// read further than its line: its blobs are skipped unread.
+func findIn(name, key string) (ev abi.Event, ok, gone bool) {
 	fh, err := os.Open(name)
 	if err != nil {
-		return abi.Event{}, false
+		return abi.Event{}, false, errors.Is(err, fs.ErrNotExist)
 	}
 	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil {
-		return abi.Event{}, false
+		return abi.Event{}, false, false
 	}
 	r := bufio.NewReaderSize(fh, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) == 0 {
 			if err != nil {
-				return abi.Event{}, false
+				return abi.Event{}, false, false
 			}
 			continue
 		}
 		var head spooled
 		if json.Unmarshal(line, &head) != nil {
-			return abi.Event{}, false
+			return abi.Event{}, false, false
 		}
 		if !slices.ContainsFunc(head.Events, func(e abi.Event) bool { return e.Key == key }) {
 			skip := int64(0)
@@ -434,19 +543,19 @@ func findIn(name, key string) (abi.Event, bool) {
 				skip += int64(b.Bytes)
 			}
 			if _, err := io.CopyN(io.Discard, r, skip); err != nil {
-				return abi.Event{}, false
+				return abi.Event{}, false, false
 			}
 			continue
 		}
 		s, err := readSpooled(bufio.NewReader(io.MultiReader(bytes.NewReader(line), r)), fi.Size())
 		if err != nil {
-			return abi.Event{}, false
+			return abi.Event{}, false, false
 		}
 		for _, e := range s.Events {
 			if e.Key == key {
-				return e, true
+				return e, true, false
 			}
 		}
-		return abi.Event{}, false
+		return abi.Event{}, false, false
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/testdir"
 	"github.com/ctxhook/ctxhook/plugin/abi"
+	"github.com/ncruces/go-sqlite3"
 )
 
 func event(body string) abi.Event {
@@ -132,6 +133,97 @@ func TestBlobBoundIsTheFile(t *testing.T) {
 		}
 		if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
 			t.Errorf("claim of %d bytes allocated %d bytes before failing", claim, grown)
+		}
+	}
+}
+
+// TestDamagedUnderWriterKeepsFile: a store whose files are truncated and
+// whose WAL is removed while a writer holds it open takes the writer's
+// next commit into the WAL the writer still holds, and the writer reads
+// the event back from there; a reader opened now (ctxhook mcp) finds the
+// store damaged. The spool file must stay, for get_event to serve, for
+// each of the damages tried, and a store that is whole again takes it.
+func TestDamagedUnderWriterKeepsFile(t *testing.T) {
+	for _, damage := range []string{"truncate", "truncate+wal", "replace"} {
+		t.Run(damage, func(t *testing.T) {
+			dir := testdir.New(t)
+			spoolDir, db := filepath.Join(dir, "spool"), filepath.Join(dir, "ctxhook.db")
+			st, err := store.Open(db, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { st.Close() }()
+			first := event("FIRSTMARK before the damage")
+			first.Key = "e00000000000000a1"
+			if _, err := st.Apply([]abi.Event{first}, nil); err != nil {
+				t.Fatal(err)
+			}
+			damageStore(t, db, damage)
+			ev := event("AFTERMARK " + strings.Repeat("row of the big result\n", 4000))
+			ev.Key = "e00000000000000b2"
+			if err := Write(spoolDir, []abi.Event{ev}, nil, "req-after", true); err != nil {
+				t.Fatal(err)
+			}
+			var warned []string
+			n, _, failed := replay(spoolDir, st, 0, func(w string) { warned = append(warned, w) })
+			if _, ok := Find(spoolDir, ev.Key); !ok || n != 0 || failed == nil {
+				t.Fatalf("%s: replayed %d, failed %v, in the spool %v; warnings %q", damage, n, failed, ok, warned)
+			}
+			t.Logf("%s: %v", damage, failed)
+			// Mended (made anew): the file is stored from the spool.
+			st.Close()
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(db + suffix)
+			}
+			if st, err = store.Open(db, store.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if n := Replay(spoolDir, st, 0, nil); n != 1 {
+				t.Fatalf("into a new store: replayed %d files, want 1", n)
+			}
+			if _, err := st.EventByRef(ev.Key); err != nil {
+				t.Errorf("after the mend: %v", err)
+			}
+		})
+	}
+}
+
+// damageStore damages the store at db under an open connection: the main
+// file cut to two pages after a checkpoint folded the WAL into it, the
+// main file cut and the WAL and shared memory removed (what they held
+// lives on only in the writer's open files), or the three replaced by an
+// empty store's.
+func damageStore(t *testing.T, db, damage string) {
+	t.Helper()
+	switch damage {
+	case "truncate", "truncate+wal":
+		if damage == "truncate" {
+			c, err := sqlite3.Open(db)
+			if err == nil {
+				err = c.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+				c.Close()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			os.Remove(db + "-wal")
+			os.Remove(db + "-shm")
+		}
+		if err := os.Truncate(db, 8192); err != nil {
+			t.Fatal(err)
+		}
+	case "replace":
+		other := filepath.Join(filepath.Dir(db), "other.db")
+		o, err := store.Open(other, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Close()
+		os.Remove(db + "-wal")
+		os.Remove(db + "-shm")
+		if err := os.Rename(other, db); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
