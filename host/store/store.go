@@ -31,6 +31,13 @@ import (
 // ErrNotFound is returned for an unknown event id.
 var ErrNotFound = errors.New("store: not found")
 
+// Damaged reports an error of a store whose files are damaged, or were
+// changed under the connection that read them: another connection,
+// opened now, may read what this one could not.
+func Damaged(err error) bool {
+	return errors.Is(err, sqlite3.CORRUPT) || errors.Is(err, sqlite3.NOTADB) || errors.Is(err, sqlite3.IOERR)
+}
+
 // Options tune Open.
 type Options struct {
 	// BusyTimeout is how long a write waits for another writer (default 2 s).

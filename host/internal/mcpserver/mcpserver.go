@@ -186,9 +186,15 @@ func call[In, Out any](s *Server, name string, in In, meta func(*Out) *Meta,
 	if fromCache {
 		out, text = hit.out.(Out), hit.text
 	} else {
-		if st == nil {
-			text, err = answer(nil, &out)
-		} else {
+		text, err = answer(st, &out)
+		if err != nil && st != nil && store.Damaged(err) {
+			// A connection opened before the files changed under it (a
+			// store cut, or replaced, while a writer held it) may keep a
+			// view no longer on disk: answered once more on one opened now.
+			s.dropStore()
+			st, idx, unreadable = s.openForCall()
+			cacheable = st != nil && s.sh == nil
+			out = *new(Out)
 			text, err = answer(st, &out)
 		}
 		if err != nil && unreadable != nil {

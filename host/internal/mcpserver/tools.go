@@ -342,54 +342,70 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 	}
 	return call(s, "get_event", in, func(o *EventOut) *Meta { return &o.Meta }, func(st *store.Store, out *EventOut) (string, error) {
 		f, err := s.findEvent(st, ref, in.Raw, &out.Meta.Warnings)
-		if err != nil {
-			return "", err
-		}
-		e, read := f.e, f.read
-		field, head, total, format := store.FieldText, e.Text, e.TextSize, "text"
-		if in.Raw || e.TextSize == 0 {
-			field, head, total, format = store.FieldResponse, e.Response, e.ResponseSize, "json"
-			if e.TextSize == 0 && !strings.HasPrefix(strings.TrimSpace(head), "{") && !strings.HasPrefix(strings.TrimSpace(head), "[") {
-				format = "text"
+		if err == nil {
+			var text string
+			if text, err = serveEvent(f, in, length, out); err == nil {
+				return text, nil
 			}
 		}
-		if read == nil {
-			read = func(off, n int64) (string, error) { return f.bodies(e.ID, field, off, n) }
+		// A store that fails part way (damaged, or rewritten under this
+		// read by a writer's checkpoint) while the event still waits in
+		// the spool: the spool's copy is the same event.
+		if ev, ok := s.spoolCopy(ref); ok && !isNotFound(err) {
+			*out = EventOut{Meta: out.Meta}
+			return serveEvent(spoolFound(ev, in.Raw), in, length, out)
 		}
-		if int64(in.Offset) > total {
-			return "", fmt.Errorf("offset %d is past the end of the body (%d bytes)", in.Offset, total)
-		}
-		body, start, end, err := page(read, int64(in.Offset), int64(length))
-		if err != nil {
-			return "", err
-		}
-		out.Event = EventInfo{ID: e.ID, Shared: f.shared, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness,
-			HookEvent: e.HookEvent, Category: e.Category, Tool: e.Tool, Server: e.Server, Args: e.Args, Project: e.Cwd,
-			ResponseBytes: e.ResponseBytes, Redactions: e.Redactions}
-		out.Body, out.Format = body, format
-		out.Offset, out.Length, out.TotalBytes, out.NextOffset = int(start), len(body), int(total), int(end)
-		out.Meta.ResultsTotal, out.Meta.ResultsReturned = 1, 1
-		out.Meta.ResultsTruncated = start > 0 || end < total
-		if e.Truncated {
-			out.Meta.Warnings = append(out.Meta.Warnings, Warning{"BODY_TRUNCATED_AT_CAPTURE",
-				"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
-		}
-		var b strings.Builder
-		if e.ID == 0 {
-			fmt.Fprintf(&b, "event %s (not in the store yet)", modeltext.Name(e.Key))
-		} else if f.shared {
-			fmt.Fprintf(&b, "event #s%d (shared store)", e.ID)
-		} else {
-			fmt.Fprintf(&b, "event #%d", e.ID)
-		}
-		fmt.Fprintf(&b, " %s %s, session %s, bytes %d-%d of %d", name(e.Tool), rfc3339(e.TimeMS), modeltext.Name(e.Session), start, end, total)
-		if end < total {
-			fmt.Fprintf(&b, " (next page: offset %d)", end)
-		}
-		b.WriteString("\n")
-		b.WriteString(out.Body)
-		return b.String(), nil
+		return "", err
 	})
+}
+
+// serveEvent fills out with the page of f that in asks for, and returns
+// the text the model reads.
+func serveEvent(f found, in EventIn, length int, out *EventOut) (string, error) {
+	e, read := f.e, f.read
+	field, head, total, format := store.FieldText, e.Text, e.TextSize, "text"
+	if in.Raw || e.TextSize == 0 {
+		field, head, total, format = store.FieldResponse, e.Response, e.ResponseSize, "json"
+		if e.TextSize == 0 && !strings.HasPrefix(strings.TrimSpace(head), "{") && !strings.HasPrefix(strings.TrimSpace(head), "[") {
+			format = "text"
+		}
+	}
+	if read == nil {
+		read = func(off, n int64) (string, error) { return f.bodies(e.ID, field, off, n) }
+	}
+	if int64(in.Offset) > total {
+		return "", fmt.Errorf("offset %d is past the end of the body (%d bytes)", in.Offset, total)
+	}
+	body, start, end, err := page(read, int64(in.Offset), int64(length))
+	if err != nil {
+		return "", err
+	}
+	out.Event = EventInfo{ID: e.ID, Shared: f.shared, Key: e.Key, Time: rfc3339(e.TimeMS), Session: e.Session, Harness: e.Harness,
+		HookEvent: e.HookEvent, Category: e.Category, Tool: e.Tool, Server: e.Server, Args: e.Args, Project: e.Cwd,
+		ResponseBytes: e.ResponseBytes, Redactions: e.Redactions}
+	out.Body, out.Format = body, format
+	out.Offset, out.Length, out.TotalBytes, out.NextOffset = int(start), len(body), int(total), int(end)
+	out.Meta.ResultsTotal, out.Meta.ResultsReturned = 1, 1
+	out.Meta.ResultsTruncated = start > 0 || end < total
+	if e.Truncated {
+		out.Meta.Warnings = append(out.Meta.Warnings, Warning{"BODY_TRUNCATED_AT_CAPTURE",
+			"the response was larger than capture.max_event_bytes and was cut when stored", "info"})
+	}
+	var b strings.Builder
+	if e.ID == 0 {
+		fmt.Fprintf(&b, "event %s (not in the store yet)", modeltext.Name(e.Key))
+	} else if f.shared {
+		fmt.Fprintf(&b, "event #s%d (shared store)", e.ID)
+	} else {
+		fmt.Fprintf(&b, "event #%d", e.ID)
+	}
+	fmt.Fprintf(&b, " %s %s, session %s, bytes %d-%d of %d", name(e.Tool), rfc3339(e.TimeMS), modeltext.Name(e.Session), start, end, total)
+	if end < total {
+		fmt.Fprintf(&b, " (next page: offset %d)", end)
+	}
+	b.WriteString("\n")
+	b.WriteString(out.Body)
+	return b.String(), nil
 }
 
 // found is an event get_event serves, and where its body is read.
@@ -410,14 +426,7 @@ type found struct {
 // as captured.
 func (s *Server) findEvent(st *store.Store, ref string, raw bool, warn *[]Warning) (found, error) {
 	if ev, ok := s.spooled(st, ref); ok {
-		e := store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
-		body := ev.Text
-		if raw || ev.Text == "" {
-			body = ev.Response
-		}
-		return found{e: e, read: func(off, n int64) (string, error) {
-			return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
-		}}, nil
+		return spoolFound(ev, raw), nil
 	}
 	if _, ok := sharedRef(ref); ok || st == nil && s.keyInShared(ref) {
 		return s.findShared(ref, warn)
@@ -443,6 +452,19 @@ func (s *Server) findEvent(st *store.Store, ref string, raw bool, warn *[]Warnin
 		return found{}, notFound(err, ref)
 	}
 	return found{e: e, bodies: st.ReadBody}, nil
+}
+
+// spoolFound is an event of the spool as get_event serves it. raw: the
+// response as captured.
+func spoolFound(ev abi.Event, raw bool) found {
+	e := store.Event{Event: ev, ResponseSize: int64(len(ev.Response)), TextSize: int64(len(ev.Text))}
+	body := ev.Text
+	if raw || ev.Text == "" {
+		body = ev.Response
+	}
+	return found{e: e, read: func(off, n int64) (string, error) {
+		return body[min(off, int64(len(body))):min(off+n, int64(len(body)))], nil
+	}}
 }
 
 // findShared is findEvent in the shared store.
@@ -705,9 +727,18 @@ func (s *Server) spooled(st *store.Store, ref string) (abi.Event, bool) {
 	if st != nil && inStore() {
 		return abi.Event{}, false
 	}
-	ev, ok := spool.Find(s.opts.Spool, ref)
+	ev, ok := s.spoolCopy(ref)
 	if ok && st != nil && inStore() {
 		return abi.Event{}, false
 	}
 	return ev, ok
+}
+
+// spoolCopy is the event a key names in the spool, whether or not the
+// store holds it too.
+func (s *Server) spoolCopy(ref string) (abi.Event, bool) {
+	if s.opts.Spool == "" || !strings.HasPrefix(ref, "e") {
+		return abi.Event{}, false
+	}
+	return spool.Find(s.opts.Spool, ref)
 }
