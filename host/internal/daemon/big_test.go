@@ -92,7 +92,7 @@ func TestBigPayloads(t *testing.T) {
 // finished in the background and stored, not dropped when its calls take
 // longer than a small payload's bound.
 func TestBigFinishedLate(t *testing.T) {
-	f := newFixture(t)
+	f := newColdFixture(t) // compiling outlasts the deadline: late for sure
 	p := bigpayload.ClaudePostToolUse(5<<20, "lateBigZ7", "late-session", "toolu_late")
 	out, errOut, took := f.hook("PostToolUse", p, "CTXHOOK_NO_DAEMON=1", "CTXHOOK_HOOK_DEADLINE_MS=1500")
 	if out != "" && !json.Valid([]byte(out)) {

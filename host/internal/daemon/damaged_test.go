@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -50,7 +51,8 @@ func TestDamagedStorePointer(t *testing.T) {
 	cmd.Env = append(append([]string{}, f.env...), "CTXHOOK_NO_DAEMON=1")
 	got, fail := mcptest.FetchEvent(t, cmd, m[1])
 	if fail != "" {
-		t.Fatalf("get_event %s after a pointer: %s", m[1], fail)
+		left, _ := filepath.Glob(filepath.Join(f.paths().SpoolDir(), "*"))
+		t.Fatalf("get_event %s after a pointer: %s; in the spool: %q", m[1], fail, left)
 	}
 	if !strings.HasSuffix(got, marker) || len(got) < 5<<20-1000 {
 		t.Fatalf("get_event %s: %d bytes, not the whole result", m[1], len(got))

@@ -21,6 +21,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
+	"github.com/ctxhook/ctxhook/internal/testcache"
 )
 
 var bins struct {
@@ -61,7 +62,19 @@ type fixture struct {
 	env             []string
 }
 
+// newFixture is a home whose compilation cache is the one the tests
+// share (testcache.LinkWasm): its daemon starts in a second, not after
+// compiling the plugin again.
 func newFixture(t *testing.T) *fixture {
+	f := newColdFixture(t)
+	testcache.LinkWasm(f.home)
+	return f
+}
+
+// newColdFixture is a home with a compilation cache of its own, empty:
+// for a test of what a first hook does while the plugin compiles, or of
+// the files the cache is made of.
+func newColdFixture(t *testing.T) *fixture {
 	ctxhook, client := build(t)
 	home, err := os.MkdirTemp("", "cxd") // short: the socket path must fit
 	if err != nil {
@@ -243,7 +256,7 @@ func TestFaults(t *testing.T) {
 // not lose its event: a background process finishes the hook, and the
 // event is stored, once.
 func TestFinishedLate(t *testing.T) {
-	f := newFixture(t)
+	f := newColdFixture(t)
 	out, errOut, _ := f.hook("PostToolUse", payload(t, "PostToolUse"), "CTXHOOK_NO_DAEMON=1", "CTXHOOK_HOOK_DEADLINE_MS=50")
 	if out != "" || !strings.Contains(errOut, "finishes in the background") {
 		t.Fatalf("answer %q, stderr %q: want no answer and the hand-off named", out, errOut)
@@ -452,7 +465,7 @@ func TestPermissions(t *testing.T) {
 		t.Run(fmt.Sprintf("umask %03o", mask), func(t *testing.T) {
 			old := syscall.Umask(mask)
 			defer syscall.Umask(old)
-			f := newFixture(t)
+			f := newColdFixture(t)
 			// The first hook spawns the daemon and answers in-process (the
 			// store, state, the cache); the later ones go to the daemon
 			// (its spool, its writer).
