@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,11 +32,9 @@ const ClaudeCodeVersion = "2.1.330"
 // exits: `make e2e` runs it with the network, then the tests without.
 func TestMain(m *testing.M) {
 	if os.Getenv("CTXHOOK_E2E_PREPARE") == "1" {
-		for _, c := range clients {
-			if err := npmInstallErr(c.pkg, c.version, c.bin); err != nil {
-				fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
-				os.Exit(1)
-			}
+		if err := installClients(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
+			os.Exit(1)
 		}
 		if err := prepareOpenCodeDeps(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e: prepare:", err)
@@ -59,6 +58,27 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(builtDir) // the binaries built once for every test
 	}
 	os.Exit(code)
+}
+
+// installClients installs the pinned clients, four at a time: each goes
+// into a directory of its own and npm's cache takes concurrent installs,
+// and on a fresh machine the installs are most of the e2e stage's first
+// minutes, spent waiting on the registry one package after another.
+func installClients() error {
+	errs := make([]error, len(clients))
+	slots := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			errs[i] = npmInstallErr(c.pkg, c.version, c.bin)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // preparers install what a client needs beyond one npm package (its own
