@@ -469,9 +469,19 @@ func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error
 			st, stored = nil, 0
 		}
 	}
+	// Kicks are gathered: a pass starts at once after a quiet spell, and
+	// at most every passGap while hooks keep coming, so that one pass
+	// (and one read-back) serves the files of several hooks.
+	var due <-chan time.Time
+	last := time.Time{}
 	for {
 		select {
 		case <-kick:
+			if due == nil {
+				due = time.After(time.Until(last.Add(passGap)))
+			}
+		case <-due:
+			due, last = nil, time.Now()
 			pass()
 		case <-ctx.Done():
 			pass()
@@ -479,6 +489,10 @@ func Writer(ctx context.Context, p paths.Paths, open func() (*store.Store, error
 		}
 	}
 }
+
+// passGap is the least time between the starts of two of a writer's
+// passes: an event waits at most this long more before it is stored.
+const passGap = 50 * time.Millisecond
 
 // Find returns the event stored under key in a spool file of dir, for
 // ctxhook mcp while the store cannot take it: a shaped response's pointer
