@@ -350,8 +350,12 @@ func (s *Server) getEvent(ctx context.Context, req *mcp.CallToolRequest, in Even
 		}
 		// A store that fails part way (damaged, or rewritten under this
 		// read by a writer's checkpoint) while the event still waits in
-		// the spool: the spool's copy is the same event.
-		if ev, ok := s.spoolCopy(ref); ok && !isNotFound(err) {
+		// the spool: the spool's copy is the same event. Not found was
+		// already looked for in the spool (findEvent).
+		if isNotFound(err) {
+			return "", err
+		}
+		if ev, ok := s.spoolCopy(ref); ok {
 			*out = EventOut{Meta: out.Meta}
 			return serveEvent(spoolFound(ev, in.Raw), in, length, out)
 		}
@@ -432,7 +436,7 @@ func (s *Server) findEvent(st *store.Store, ref string, raw bool, warn *[]Warnin
 		return s.findShared(ref, warn)
 	}
 	if st == nil {
-		return found{}, fmt.Errorf("no event %s: nothing has been captured yet", ref)
+		return found{}, noEvent{ref, "nothing has been captured yet"}
 	}
 	if id, ok := chunkRef(ref); ok {
 		c, err := st.ChunkByID(id)
@@ -642,10 +646,19 @@ func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 func notFound(err error, ref string) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no event %s: ids come from search results, keys from shaped responses and hints", ref)
+		return noEvent{ref, "ids come from search results, keys from shaped responses and hints"}
 	}
 	return err
 }
+
+// noEvent is store.ErrNotFound as the model reads it: still not found
+// to isNotFound, so a caller that has looked everywhere does not look
+// again (get_event's spool fallback).
+type noEvent struct{ ref, why string }
+
+func (e noEvent) Error() string { return "no event " + e.ref + ": " + e.why }
+
+func (noEvent) Unwrap() error { return store.ErrNotFound }
 
 // parseTime reads an RFC 3339 time, a date, or an age ("90m", "24h", "7d").
 func parseTime(s string, now time.Time) (int64, error) {
