@@ -241,7 +241,7 @@ retrievalbench: ## search quality: the frozen questions (testdata/retrieval) thr
 lexicon: ## host/store/lexicon's related-word table, from WordNet 3.0 (apt-get install wordnet-base; the table is committed)
 	$(GO) run ./host/store/lexicon/gen -wordnet /usr/share/wordnet -out host/store/lexicon/related.txt.gz
 
-check: vet verify.wasm ## the everyday subset (a few minutes): vet, the wasm check and the Go tests in -short mode; make test is CI's full run
+check: vet verify.wasm adapters ## the everyday subset (a few minutes): vet, the wasm check and the Go tests in -short mode; make test is CI's full run
 	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(GO) test -short -count=1 ./...
 
 clean:
