@@ -41,7 +41,15 @@ func (s *refusingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.runs.Add(1)
 		s.mismatch(w, m.ID)
 	default:
-		w.WriteHeader(http.StatusAccepted)
+		if len(m.ID) > 0 {
+			// A request it does not know (the SDK's server/discover
+			// probe first): method not found, as a real server
+			// answers. A 202 left it to the proxy's 20 s timeout.
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"error":{"code":-32601,"message":"method not found"}}`))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted) // a notification
 	}
 }
 
@@ -52,9 +60,6 @@ func (s *refusingServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // reaches the server once (it reached it twice before, when the server
 // had run it before refusing it).
 func TestMismatchNotResent(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three calls that each wait out the proxy's 20 s timeout (-short)")
-	}
 	jsonErr := func(id json.RawMessage) []byte {
 		return []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":{"code":-32020,"message":"header mismatch"}}`)
 	}
