@@ -41,6 +41,17 @@ func TestMain(m *testing.M) {
 		secondUserProbe(list)
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		// Started as ctxhook (`ctxhook daemon`, `io replay`) without
+		// its role: running the suite here would start the same
+		// children again, a chain of whole test runs.
+		fmt.Fprintf(os.Stderr, "cli.test started as ctxhook %q without CTXHOOK_TEST_MAIN=1\n", os.Args[1:])
+		os.Exit(3)
+	}
+	// What the commands run in-process start (a daemon, a replay, a hook
+	// finished late) is this binary with this environment under the
+	// test's own variables (childenv): it runs as ctxhook.
+	os.Setenv("CTXHOOK_TEST_MAIN", "1")
 	os.Exit(m.Run())
 }
 
@@ -53,6 +64,10 @@ type testEnv struct {
 func newEnv(t *testing.T) *testEnv {
 	h := t.TempDir()
 	testcache.LinkWasm(filepath.Join(h, "ctxhook"))
+	// A command run in-process may start a daemon for this home (a
+	// proxy, ctxhook mcp): it is ended before the home is removed, which
+	// it would otherwise outlive, idle, for ten minutes.
+	t.Cleanup(func() { homeprocs.KillDaemons(filepath.Join(h, "ctxhook")) })
 	return &testEnv{vars: map[string]string{
 		"HOME": filepath.Join(h, "home"), "CTXHOOK_HOME": filepath.Join(h, "ctxhook"),
 		"XDG_CACHE_HOME": testcache.Dir("ctxhook-cli-test"),

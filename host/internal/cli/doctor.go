@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/childenv"
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/firing"
@@ -274,7 +275,7 @@ func doctorMCPToolHooks(env Env, h install.Harness, scope string, okf, bad func(
 		return
 	}
 	wd, _ := os.Getwd()
-	r := hookhealth.Check(context.Background(), env.Getenv, hookhealth.Environ(os.Environ(), env.Getenv), p, scope, wd, executable())
+	r := hookhealth.Check(context.Background(), env.Getenv, childenv.Of(env.Getenv), p, scope, wd, executable())
 	again := "re-run 'ctxhook install " + h.Name + " --hook-type mcp_tool'"
 	switch {
 	case r.MCPConfig == "":

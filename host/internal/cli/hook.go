@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/childenv"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
@@ -44,7 +45,10 @@ func runHook(ctx context.Context, env Env, args []string) int {
 		stdin = bytes.NewReader(payload)
 	}
 	return engine.Run(ctx, args[0], args[1], engine.IO{Stdin: stdin, Stdout: env.Stdout, Stderr: env.Stderr,
-		Finish: finishLater, Process: true, StoreLater: storeLater}, env.Getenv)
+		Finish: func(harness, event string, payload []byte, extra []string) error {
+			return finishLater(env, harness, event, payload, extra)
+		},
+		Process: true, StoreLater: func() { storeLater(env) }}, env.Getenv)
 }
 
 // finishByDaemon finishes a hook handed on at its deadline through the
@@ -65,7 +69,7 @@ func finishByDaemon(env Env, harness, event string) (payload []byte, done bool) 
 		return payload, false
 	}
 	req := hookproto.Request{Harness: harness, Event: event, ID: env.Getenv(hookproto.EnvRequestID), Deadline: hookproto.Late,
-		Late: true, Environ: hookproto.PluginEnviron(harness, event, os.Environ()), Payload: payload}
+		Late: true, Environ: hookproto.PluginEnviron(harness, event, childenv.Of(env.Getenv)), Payload: payload}
 	c := daemon.Client{Paths: p}
 	defer c.Close()
 	a, err := c.Ask(req, hookproto.Late+10*time.Second)
@@ -103,13 +107,13 @@ func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int
 		// yet: what is left keeps room to hand the payload on.
 		left := deadline - time.Since(start) - 50*time.Millisecond - hookproto.HandOn(len(payload))
 		req := hookproto.Request{Harness: harness, Event: event, ID: env.Getenv(hookproto.EnvRequestID), Deadline: max(left, time.Millisecond),
-			Environ: hookproto.PluginEnviron(harness, event, os.Environ()), Payload: payload}
+			Environ: hookproto.PluginEnviron(harness, event, childenv.Of(env.Getenv)), Payload: payload}
 		a, err := c.Ask(req, max(left, time.Millisecond))
 		if err == nil {
 			if a.Failed == hookproto.NoDecision {
 				// Decided after the answer: handed on as well, as the
 				// hook client does, so it is stored if the daemon dies.
-				finishLater(harness, event, payload, []string{engine.EnvLate + "=1"})
+				finishLater(env, harness, event, payload, []string{engine.EnvLate + "=1"})
 			}
 			io.WriteString(env.Stdout, a.Text)
 			io.WriteString(env.Stderr, a.Stderr)
@@ -119,7 +123,7 @@ func viaStartingDaemon(env Env, harness, event string) (payload []byte, code int
 	if runner.Ready(p.WasmCache(), nil, true) && time.Since(start) < deadline-coldMargin-time.Second {
 		return payload, 0, false // compiled, but no daemon: decided here
 	}
-	if finishLater(harness, event, payload, []string{engine.EnvLate + "=1"}) != nil {
+	if finishLater(env, harness, event, payload, []string{engine.EnvLate + "=1"}) != nil {
 		return payload, 0, false
 	}
 	fmt.Fprintf(env.Stderr, "ctxhook: %s\n", hookproto.HandedOn(harness, event, deadline))
@@ -133,19 +137,20 @@ const coldMargin = 300 * time.Millisecond
 // storeLater starts `ctxhook io replay` on its own, to store what a hook
 // spooled so that it could answer before a big response was indexed.
 // A failure to start it is harmless: the spool waits for the next writer.
-func storeLater() {
-	startDetached([]string{"io", "replay"}, nil, nil)
+func storeLater(env Env) {
+	startDetached(env, []string{"io", "replay"}, nil, nil)
 }
 
-// startDetached starts this binary with args, extra on top of this
-// environment and stdin in (nil: /dev/null), and leaves it: nothing of
-// the harness's (a pipe, a directory) is held by it (package detach).
-func startDetached(args []string, extra []string, in *os.File) error {
+// startDetached starts this binary with args, extra on top of the
+// command's environment (childenv: the one env's lookup sees) and stdin
+// in (nil: /dev/null), and leaves it: nothing of the harness's (a pipe,
+// a directory) is held by it (package detach).
+func startDetached(env Env, args []string, extra []string, in *os.File) error {
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
-	return platform.StartDetached(self, args, append(os.Environ(), extra...), in)
+	return platform.StartDetached(self, args, append(childenv.Of(env.Getenv), extra...), in)
 }
 
 // finishLater runs `ctxhook hook` again in a process of its own, in its
@@ -153,13 +158,13 @@ func startDetached(args []string, extra []string, in *os.File) error {
 // on): stdin a file with no name holding the payload (memfile), the
 // one the hook client uses for an in-process run when it is that, and
 // stdout and stderr /dev/null. This process then answers the agent and exits.
-func finishLater(harness, event string, payload []byte, extra []string) error {
+func finishLater(env Env, harness, event string, payload []byte, extra []string) error {
 	// The hook client hands a payload on in a file of its own:
 	// that file serves again, rather than tens of MiB written once more
 	// at the deadline.
 	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(payload)) && fi.Mode().Perm()&0o077 == 0 {
 		if _, err := os.Stdin.Seek(0, 0); err == nil {
-			return startDetached([]string{"hook", harness, event}, extra, os.Stdin)
+			return startDetached(env, []string{"hook", harness, event}, extra, os.Stdin)
 		}
 	}
 	in, err := platform.MemFile(payload)
@@ -167,5 +172,5 @@ func finishLater(harness, event string, payload []byte, extra []string) error {
 		return err
 	}
 	defer in.Close()
-	return startDetached([]string{"hook", harness, event}, extra, in)
+	return startDetached(env, []string{"hook", harness, event}, extra, in)
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
+	"github.com/ctxhook/ctxhook/host/internal/childenv"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/install"
@@ -274,7 +275,7 @@ func startDaemon(env Env, p paths.Paths, self string) bool {
 	if c.Connect(time.Second) {
 		return false
 	}
-	return daemon.Spawn(self, os.Environ()) == nil
+	return daemon.Spawn(self, childenv.Of(env.Getenv)) == nil
 }
 
 func runUninstall(ctx context.Context, env Env, args []string) int {

@@ -116,7 +116,7 @@ func ioApply(env Env, p paths.Paths, enc *json.Encoder) int {
 	}
 	res := engine.Apply(p, effects, env.Getenv(hookproto.EnvRequestID))
 	if res.StoreLater {
-		storeLater()
+		storeLater(env)
 	}
 	ids := res.EventIDs
 	if ids == nil {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/childenv"
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
@@ -52,6 +53,8 @@ type Decider struct {
 	downUntil time.Time // the daemon did not answer: decide in-process until then
 	busyUntil time.Time // the daemon finishes a late decision: in-process until then
 	spawned   time.Time
+	closed    bool           // Close has begun: nothing more is spawned
+	spawning  sync.WaitGroup // a spawn under way, which Close waits for
 
 	mu         sync.Mutex // one in-process decision at a time
 	compiled   *runner.Compiled
@@ -66,7 +69,7 @@ type Decider struct {
 // New makes a Decider and starts making the plugin ready in the
 // background. warn reports a problem once per kind.
 func New(getenv func(string) string, p paths.Paths, warn func(kind, format string, a ...any)) *Decider {
-	d := &Decider{getenv: getenv, paths: p, environ: os.Environ(), useD: getenv("CTXHOOK_NO_DAEMON") == "", warn: warn,
+	d := &Decider{getenv: getenv, paths: p, environ: childenv.Of(getenv), useD: getenv("CTXHOOK_NO_DAEMON") == "", warn: warn,
 		daemon: &daemon.Client{Paths: p}, self: hookproto.RequestID()}
 	// The plugin is made ready in the background: the server starts at
 	// once and initialize, tools/list and the rest flow meanwhile; only a
@@ -277,12 +280,14 @@ func (d *Decider) daemonDown() {
 
 func (d *Decider) spawn() {
 	d.dmu.Lock()
-	if time.Since(d.spawned) < 10*time.Second {
+	if d.closed || time.Since(d.spawned) < 10*time.Second {
 		d.dmu.Unlock()
 		return
 	}
 	d.spawned = time.Now()
+	d.spawning.Add(1)
 	d.dmu.Unlock()
+	defer d.spawning.Done()
 	if bin, err := os.Executable(); err == nil {
 		daemon.Spawn(bin, d.environ)
 	}
@@ -366,6 +371,13 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 
 // Close stores what the in-process engine spooled and unloads it.
 func (d *Decider) Close() {
+	// The background start (New) may still be about to spawn a daemon:
+	// once Close returns, none is started on this Decider's behalf, so a
+	// caller that ends the daemons it started finds them all.
+	d.dmu.Lock()
+	d.closed = true
+	d.dmu.Unlock()
+	d.spawning.Wait()
 	d.daemon.Close()
 	d.mu.Lock()
 	defer d.mu.Unlock()

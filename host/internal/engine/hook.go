@@ -22,6 +22,7 @@ import (
 	"unsafe"
 
 	harnessconfigs "github.com/ctxhook/ctxhook/harness-configs"
+	"github.com/ctxhook/ctxhook/host/internal/childenv"
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
@@ -253,7 +254,7 @@ func (e *Engine) hookServer(ctx context.Context, call Request) string {
 		base = call.Environ()
 	}
 	exe, _ := os.Executable()
-	r := hookhealth.Check(ctx, call.getenv, hookhealth.Environ(base, call.getenv), e.Paths, "user", "", exe)
+	r := hookhealth.Check(ctx, call.getenv, childenv.Overlay(base, call.getenv), e.Paths, "user", "", exe)
 	return r.Problem()
 }
 

@@ -146,25 +146,3 @@ func (r Report) Problem() string {
 	return fmt.Sprintf("ctxhook's mcp_tool hooks in %s will not be answered: %s. Tool calls go on without ctxhook "+
 		"(no token relay, nothing recorded). Run 'ctxhook doctor claude-code', then 'ctxhook install claude-code --hook-type mcp_tool'.", r.Settings, why)
 }
-
-// Environ is the environment to run the server in: base (the hook's, or
-// doctor's), with each variable getenv has (a long-lived host's request,
-// or a test, may set them apart from the process's own) as getenv has it.
-func Environ(base []string, getenv func(string) string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, kv := range base {
-		k, v, _ := strings.Cut(kv, "=")
-		seen[k] = true
-		if g := getenv(k); g != "" {
-			v = g
-		}
-		out = append(out, k+"="+v)
-	}
-	for _, k := range []string{"HOME", "PATH", "CTXHOOK_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "CLAUDE_CONFIG_DIR"} {
-		if v := getenv(k); v != "" && !seen[k] {
-			out = append(out, k+"="+v)
-		}
-	}
-	return out
-}
