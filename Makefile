@@ -4,8 +4,8 @@ GO      ?= go
 BIN     ?= bin/ctxhook
 FUZZTIME ?= 15s
 # make test runs every fuzz target briefly (its seeds and a few seconds of
-# search); `make fuzz` runs them for FUZZTIME.
-TEST_FUZZTIME ?= 6s
+# search, two targets at a time); `make fuzz` runs them for FUZZTIME.
+TEST_FUZZTIME ?= 8s
 
 # plugin.wasm is committed and must be byte-for-byte reproducible from the
 # sources: the same command, with the same Go release (fetched through the
@@ -48,7 +48,7 @@ test: ## everything CI runs, in a root of its own (HOME, TMPDIR, XDG dirs); then
 # Each stage is timed (a "stage NAME: N s" line), so a slow one shows.
 test-body:
 	@set -e; for s in vet cross verify.wasm unit wine fuzz chaos e2e; do t0=$$(date +%s); \
-	  CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) $$s FUZZTIME=$(TEST_FUZZTIME); \
+	  CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) $$s FUZZTIME=$(TEST_FUZZTIME) FUZZ_JOBS=2; \
 	  echo "stage $$s: $$(( $$(date +%s) - t0 )) s"; done
 	@t0=$$(date +%s); $(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64" && echo "stage dist-check: $$(( $$(date +%s) - t0 )) s"
 	@t0=$$(date +%s); $(MAKE) npm-check && echo "stage npm-check: $$(( $$(date +%s) - t0 )) s"
@@ -150,56 +150,59 @@ e2e: ## real-client end-to-end tests: install pinned clients (network), then run
 	@# The Claude Code tests again, its tool hooks installed as mcp_tool hooks.
 	cd e2e && CTXHOOK_E2E_HOOK_TYPE=mcp_tool CTXHOOK_E2E=1 CTXHOOK_E2E_BIN=$(CURDIR)/bin ../scripts/offline.sh ../bin/e2e.test -test.count=1 -test.v -test.run 'TestClaudeCode' -test.skip 'MCPToolHooks' 2>&1 | grep -v '^=== ' ; exit $${PIPESTATUS[0]}
 
-# A finding always writes its failing input under testdata/fuzz and fails at
-# once. A run that fails without writing one (a fuzz worker that died on a
-# loaded machine) is run once more, and its output is printed either way.
-fuzz: ## every fuzz target, FUZZTIME each (CI runs them short)
-	@set -eo pipefail; for t in \
-	  ./plugin/internal/claude:FuzzParse \
-	  ./plugin/internal/gemini:FuzzParse \
-	  ./plugin/internal/cursor:FuzzParse \
-	  ./plugin/internal/opencode:FuzzParse \
-	  ./plugin/internal/auggie:FuzzParse \
-	  ./plugin/internal/cline:FuzzParse \
-	  ./plugin/internal/pi:FuzzParse \
-	  ./plugin/internal/transcript:FuzzParse \
-	  ./plugin/internal/transcript:FuzzParseFormats \
-	  ./plugin/internal/shape:FuzzHead \
-	  ./plugin/internal/engine:FuzzHandle \
-	  ./plugin/internal/redact:FuzzString \
-	  ./plugin/internal/redact:FuzzScan \
-	  ./plugin/internal/redact:FuzzPassMatchesSequential \
-	  ./plugin/internal/redact:FuzzPreSound \
-	  ./plugin/internal/redact:FuzzTokenRuns \
-	  ./plugin/internal/jsonfast:FuzzDecode \
-	  ./plugin/internal/jsonfast:FuzzAppendString \
-	  ./plugin/internal/jsonpath:FuzzFirstString \
-	  ./plugin/internal/mcpmsg:FuzzParse \
-	  ./host/store:FuzzQuery \
-	  ./host/store:FuzzSnippet \
-	  ./host/store:FuzzSplit \
-	  ./host/store:FuzzTrigramText \
-	  ./host/store/spool:FuzzRead \
-	  ./host/internal/mcpserver:FuzzHookPayload \
-	  ./host/internal/proxy:FuzzEnvelope \
-	  ./host/internal/proxy:FuzzMirror \
-	  ./host/internal/proxy:FuzzReadLines \
-	  ./host/internal/platform:FuzzWriter \
-	  ./host/internal/config:FuzzParse \
-	  ./host/internal/hookproto:FuzzRead \
-	  ./host/internal/hookproto:FuzzParseRequest \
-	  ./host/internal/state:FuzzSessionPath \
-	  ./host/internal/platform:FuzzIsPrivateGroup \
-	  ./host/internal/firing:FuzzTopString; do \
-	  pkg=$${t%%:*}; fn=$${t##*:}; echo "fuzz $$pkg $$fn ($(FUZZTIME))"; \
-	  before=$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true); \
-	  if ! out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1); then \
-	    echo "$$out" | grep -v '^fuzz: elapsed'; \
-	    if [ "$$(ls $$pkg/testdata/fuzz/$$fn 2>/dev/null | wc -l || true)" != "$$before" ]; then exit 1; fi; \
-	    echo "no failing input was written (a fuzz worker died, not a finding): running $$fn once more"; \
-	    out=$$($(GO) test -run '^$$' -fuzz "^$$fn$$" -fuzztime $(FUZZTIME) $$pkg 2>&1) || { echo "$$out" | grep -v '^fuzz: elapsed'; exit 1; }; \
-	  fi; \
-	  echo "$$out" | tail -1; done
+# Every fuzz target (package:function). scripts/fuzz.sh runs them: a
+# finding writes its failing input under testdata/fuzz and fails at once;
+# a worker that died without one is run once more.
+FUZZ_TARGETS = \
+	./plugin/internal/claude:FuzzParse \
+	./plugin/internal/gemini:FuzzParse \
+	./plugin/internal/cursor:FuzzParse \
+	./plugin/internal/opencode:FuzzParse \
+	./plugin/internal/auggie:FuzzParse \
+	./plugin/internal/cline:FuzzParse \
+	./plugin/internal/pi:FuzzParse \
+	./plugin/internal/transcript:FuzzParse \
+	./plugin/internal/transcript:FuzzParseFormats \
+	./plugin/internal/shape:FuzzHead \
+	./plugin/internal/engine:FuzzHandle \
+	./plugin/internal/engine:FuzzModelTextNames \
+	./plugin/internal/redact:FuzzString \
+	./plugin/internal/redact:FuzzScan \
+	./plugin/internal/redact:FuzzPassMatchesSequential \
+	./plugin/internal/redact:FuzzPreSound \
+	./plugin/internal/redact:FuzzTokenRuns \
+	./plugin/internal/jsonfast:FuzzDecode \
+	./plugin/internal/jsonfast:FuzzAppendString \
+	./plugin/internal/jsonpath:FuzzFirstString \
+	./plugin/internal/mcpmsg:FuzzParse \
+	./plugin/modeltext:FuzzEscape \
+	./host/store:FuzzQuery \
+	./host/store:FuzzSnippet \
+	./host/store:FuzzSplit \
+	./host/store:FuzzTrigramText \
+	./host/store:FuzzUnescapeJSON \
+	./host/store/spool:FuzzRead \
+	./host/internal/mcpserver:FuzzHookPayload \
+	./host/internal/proxy:FuzzEnvelope \
+	./host/internal/proxy:FuzzMirror \
+	./host/internal/proxy:FuzzReadLines \
+	./host/internal/proxy:FuzzSkeleton \
+	./host/internal/platform:FuzzWriter \
+	./host/internal/config:FuzzParse \
+	./host/internal/hookproto:FuzzRead \
+	./host/internal/hookproto:FuzzParseRequest \
+	./host/internal/hookproto:FuzzReadAdmitted \
+	./host/internal/state:FuzzSessionPath \
+	./host/internal/platform:FuzzIsPrivateGroup \
+	./host/internal/firing:FuzzTopString
+
+# make fuzz runs one target at a time with every core; make test two at
+# a time, one worker each (FUZZ_JOBS=2), so no core idles while a target
+# compiles or replays its corpus.
+FUZZ_JOBS ?= 1
+
+fuzz: ## every fuzz target, FUZZTIME each (make test runs them briefly, two at a time)
+	@GO=$(GO) scripts/fuzz.sh $(FUZZTIME) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok; then 64 first hooks at once on an empty cache (with the daemon, beside two busy loops, without it): all within the deadline, one compilation
 	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run 'TestKillChaos|TestColdBurst' -v ./host/tests/chaos
