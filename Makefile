@@ -45,13 +45,10 @@ demo: build ## replay the bundled recorded session through the real hooks (built
 test: ## everything CI runs, in a root of its own (HOME, TMPDIR, XDG dirs); then none of its processes or temp entries may be left, nor a write into the real ctxhook directories (scripts/leftovers.sh)
 	@scripts/leftovers.sh $(MAKE) test-body
 
-# Each stage is timed (a "stage NAME: N s" line), so a slow one shows.
+# The stages, each timed with its CPU (scripts/stages.sh); the real
+# clients install from npm meanwhile, for the e2e stage.
 test-body:
-	@set -e; for s in vet cross verify.wasm unit wine fuzz chaos e2e; do t0=$$(date +%s); \
-	  CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(MAKE) $$s FUZZTIME=$(TEST_FUZZTIME) FUZZ_JOBS=2; \
-	  echo "stage $$s: $$(( $$(date +%s) - t0 )) s"; done
-	@t0=$$(date +%s); $(MAKE) dist-check DIST_TARGETS="linux/amd64 windows/amd64" && echo "stage dist-check: $$(( $$(date +%s) - t0 )) s"
-	@t0=$$(date +%s); $(MAKE) npm-check && echo "stage npm-check: $$(( $$(date +%s) - t0 )) s"
+	@MAKE=$(MAKE) GO=$(GO) TEST_FUZZTIME=$(TEST_FUZZTIME) scripts/stages.sh
 
 # The release targets: every one builds, and vet (tests included) passes per
 # OS; darwin's test binaries compile (no macOS machine runs them here).
@@ -85,7 +82,9 @@ WINE_PKGS = host/store host/internal/winpipe host/internal/platform host/interna
 
 wine: ## the Windows build's tests under Wine (Debian's wine64 8.0)
 	@rm -rf bin/win && mkdir -p bin/win
-	@set -e; for p in $(WINE_PKGS); do GOOS=windows GOARCH=amd64 $(GO) test -c -o bin/win/$$(basename $$p).test.exe ./$$p; done
+	@# Compiled as make cross compiles the Windows test binaries, so the
+	@# packages come from the build cache.
+	@set -e; for p in $(WINE_PKGS); do GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GOFLAGS= $(GO) test -trimpath -vet=off -c -o bin/win/$$(basename $$p).test.exe ./$$p; done
 	@set -e; for p in $(WINE_PKGS); do n=$$(basename $$p); echo "wine: $$n"; scripts/wine/run.sh bin/win/$$n.test.exe -test.count=1 -test.short > bin/win/$$n.log 2>&1 || { cat bin/win/$$n.log; exit 1; }; tail -1 bin/win/$$n.log; done
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GOFLAGS= $(GO) build $(RELEASE_FLAGS) -o bin/win/ ./host/cmd/ctxhook ./host/cmd/ctxhook-hook
 	scripts/wine/smoke.sh bin/win
