@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/e2e/internal/fakemodel"
+	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
 // checkCaptured asserts what every harness's run must leave behind: the
@@ -199,6 +200,10 @@ func newClientRun(t *testing.T, script []fakemodel.Step) *clientRun {
 	for _, d := range []string{r.Home, r.Project} {
 		os.MkdirAll(d, 0o755)
 	}
+	// Before the directory goes (cleanups run last first): what still
+	// runs in this home, a client's hub or a ctxhook daemon idling out,
+	// must not write into it while it is removed.
+	t.Cleanup(func() { homeprocs.KillWith("HOME", r.Home) })
 	model, err := fakemodel.Start(script, "FINAL_ANSWER: workflow finished.")
 	if err != nil {
 		t.Fatal(err)

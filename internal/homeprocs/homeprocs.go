@@ -20,10 +20,16 @@ func kill(pid int) {
 // each calls fn with the pid, environment and command line of every
 // process whose environment sets CTXHOOK_HOME=home.
 func each(home string, fn func(pid int, environ, cmdline []byte)) {
+	eachWith("CTXHOOK_HOME", home, fn)
+}
+
+// eachWith is each for the processes whose environment sets key=value.
+func eachWith(key, value string, fn func(pid int, environ, cmdline []byte)) {
+	entry := []byte(key + "=" + value + "\x00")
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, pe := range procs {
 		b, err := os.ReadFile(pe)
-		if err != nil || !bytes.Contains(b, []byte("CTXHOOK_HOME="+home+"\x00")) {
+		if err != nil || !(bytes.HasPrefix(b, entry) || bytes.Contains(b, append([]byte{0}, entry...))) {
 			continue
 		}
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(pe)))
@@ -70,4 +76,15 @@ func KillDaemons(home string) int {
 // KillAll SIGKILLs every process serving home.
 func KillAll(home string) {
 	each(home, func(pid int, _, _ []byte) { kill(pid) })
+}
+
+// KillWith SIGKILLs every process whose environment sets key=value (a
+// real client's test home as HOME: the client's own background
+// processes and the ctxhook daemons its hooks started, which would
+// otherwise write into the home while the test removes it) and
+// reports how many it found.
+func KillWith(key, value string) int {
+	n := 0
+	eachWith(key, value, func(pid int, _, _ []byte) { kill(pid); n++ })
+	return n
 }
