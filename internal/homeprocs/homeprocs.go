@@ -25,11 +25,13 @@ func each(home string, fn func(pid int, environ, cmdline []byte)) {
 
 // eachWith is each for the processes whose environment sets key=value.
 func eachWith(key, value string, fn func(pid int, environ, cmdline []byte)) {
-	entry := []byte(key + "=" + value + "\x00")
+	// A whole entry: the environment's first, or one after a NUL.
+	inner := []byte("\x00" + key + "=" + value + "\x00")
+	first := inner[1:]
 	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
 	for _, pe := range procs {
 		b, err := os.ReadFile(pe)
-		if err != nil || !(bytes.HasPrefix(b, entry) || bytes.Contains(b, append([]byte{0}, entry...))) {
+		if err != nil || !(bytes.HasPrefix(b, first) || bytes.Contains(b, inner)) {
 			continue
 		}
 		pid, err := strconv.Atoi(filepath.Base(filepath.Dir(pe)))
