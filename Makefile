@@ -165,6 +165,7 @@ FUZZ_TARGETS = \
 	./plugin/internal/shape:FuzzHead \
 	./plugin/internal/engine:FuzzHandle \
 	./plugin/internal/engine:FuzzModelTextNames \
+	./plugin/internal/classify:FuzzMCPName \
 	./plugin/internal/redact:FuzzString \
 	./plugin/internal/redact:FuzzScan \
 	./plugin/internal/redact:FuzzPassMatchesSequential \

@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "eb0c96b0f51919ca46259174f5b3b1a3e94b8739870e1571f780442be4cb8ddc"
+const SHA256 = "77a21841fcdca983f25e9a30a67482d32e8eeca0f3a98d051fbec3602147d778"

@@ -14,9 +14,12 @@ import (
 const OwnServer = "ctxhook"
 
 // MCPName splits a Claude-style MCP tool name "mcp__<server>__<tool>".
-// knownServer, when the harness reports it, resolves names whose server
-// part itself contains "__".
-func MCPName(name, knownServer string) (server, tool string, ok bool) {
+// The name alone is ambiguous when a server's name holds "__" or ends in
+// "_" ("mcp__a___b" is server "a_" or tool "_b"), so it is resolved, in
+// order, by the server the harness reports (knownServer), by the longest
+// configured server the name starts with, and only then by its first
+// "__" after at least one character of server.
+func MCPName(name, knownServer string, servers []string) (server, tool string, ok bool) {
 	rest, found := strings.CutPrefix(name, "mcp__")
 	if !found {
 		return "", "", false
@@ -26,11 +29,29 @@ func MCPName(name, knownServer string) (server, tool string, ok bool) {
 			return knownServer, t, true
 		}
 	}
-	server, tool, found = strings.Cut(rest, "__")
-	if !found || server == "" || tool == "" {
+	if s := longestPrefix(rest, servers, "__"); s != "" {
+		return s, rest[len(s)+2:], true
+	}
+	if len(rest) < 2 {
 		return "", "", false
 	}
-	return server, tool, true
+	i := strings.Index(rest[1:], "__") + 1
+	if i == 0 || i+2 >= len(rest) {
+		return "", "", false
+	}
+	return rest[:i], rest[i+2:], true
+}
+
+// longestPrefix returns the longest of servers that, followed by sep,
+// starts name with something left after it, or "".
+func longestPrefix(name string, servers []string, sep string) string {
+	best := ""
+	for _, s := range servers {
+		if s != "" && len(s) > len(best) && len(name) > len(s)+len(sep) && strings.HasPrefix(name, s+sep) {
+			best = s
+		}
+	}
+	return best
 }
 
 // DroidName splits Factory Droid's MCP tool name "<server>___<tool>".
@@ -47,13 +68,7 @@ func DroidName(name string) (server, tool string, ok bool) {
 // named "my-tracker"); otherwise the name is cut at its first "-" (Copilot's
 // own tools have none).
 func CopilotName(name string, servers []string) (server, tool string, ok bool) {
-	best := ""
-	for _, s := range servers {
-		if len(s) > len(best) && strings.HasPrefix(name, s+"-") && len(name) > len(s)+1 {
-			best = s
-		}
-	}
-	if best != "" {
+	if best := longestPrefix(name, servers, "-"); best != "" {
 		return best, name[len(best)+1:], true
 	}
 	server, tool, ok = strings.Cut(name, "-")

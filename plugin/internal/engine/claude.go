@@ -135,7 +135,7 @@ func (h claudeHook) call(d *decision, event string) toolCall {
 	p := h.p
 	c := toolCall{event: event, cwd: p.Cwd, tool: p.ToolName, toolUseID: p.ToolUseID,
 		category: classify.Tool(p.ToolName), input: p.ToolInput, response: p.ToolResponse}
-	c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server())
+	c.server, c.mcpTool, c.isMCP = classify.MCPName(p.ToolName, p.Server(), d.serverNames())
 	if h.kin.tool != nil {
 		h.kin.tool(d, p, &c)
 	}
