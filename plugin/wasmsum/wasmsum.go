@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "77a21841fcdca983f25e9a30a67482d32e8eeca0f3a98d051fbec3602147d778"
+const SHA256 = "d2e12a218d002b5fb79166bf72768e143129e6ab3143711a7b8ab6f55438cc76"

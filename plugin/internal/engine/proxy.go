@@ -215,13 +215,15 @@ func (c proxyCall) response(d *decision) {
 	ev.Key = shape.Key(d.session, server, ev.ToolUseID, d.keyed(), string(call.Args))
 	d.storeTool(ev, call.Args, response, nil)
 	if forward != nil && !res.IsError() && !isExcluded(ev) {
-		raw := res.Raw
+		// What the client would get, measured and read: forward's,
+		// redacted already when [redact] model is on (the head is cut from
+		// redacted text). A changed result is read from its members, so
+		// hiding a token in _meta costs no copy or parse of a big text.
+		size, text := len(res.Raw), func() string { return d.readableText(res.Raw) }
 		if changed {
-			raw = forward.Raw()
+			size, text = forward.Len(), func() string { return d.contentText(forward) }
 		}
-		// raw is forward's, redacted already when [redact] model is on:
-		// the head is cut from redacted text.
-		if shaped, ok := d.shapeResult(server, forward, raw, ev); ok {
+		if shaped, ok := d.shapeResult(server, forward, size, text, ev); ok {
 			forward, changed = shaped, true
 			// Should the record not be kept, the client gets the result
 			// itself, token hidden, rather than a pointer to nothing.
@@ -278,14 +280,15 @@ func (c proxyCall) hideToken(d *decision, res mcpmsg.Result) (mcpmsg.Object, boo
 		d.tally(abi.TallyCapture)
 	}
 	if tok := d.state.Tokens[c.p.Server]; tok != "" {
-		if out, changed := mcpmsg.StripToken(res.Result, tok, rs.TokenArg, abi.TokenPlaceholder); changed {
-			if o, err := mcpmsg.ParseObject(out); err == nil {
-				return o, true
-			}
+		out, changed, err := mcpmsg.StripToken(res.Result, tok, rs.TokenArg, abi.TokenPlaceholder)
+		if err != nil {
 			// Cannot happen (the token's escaped form was replaced in valid
 			// JSON); if it did, the client gets a stand-in, never the token.
 			return mcpmsg.Object{"content": json.RawMessage(`[{"type":"text","text":"[ctxhook: this result cannot be shown without its session token]"}]`),
 				"isError": json.RawMessage("true")}, true
+		}
+		if changed {
+			return out, true
 		}
 	}
 	return forward, false
@@ -307,17 +310,17 @@ func forwardLine(res mcpmsg.Result, result mcpmsg.Object, changed bool) string {
 // pointer to the stored event. A result with structuredContent is left
 // whole: a client checks it against the tool's outputSchema, and shaping
 // it would turn a good answer into a validation error.
-func (d *decision) shapeResult(server string, result mcpmsg.Object, raw json.RawMessage, ev *abi.Event) (mcpmsg.Object, bool) {
+func (d *decision) shapeResult(server string, result mcpmsg.Object, size int, readable func() string, ev *abi.Event) (mcpmsg.Object, bool) {
 	limit := shape.Threshold(d.req.Config, server)
-	if limit == 0 || len(raw) <= limit || server == classify.OwnServer || result["structuredContent"] != nil {
+	if limit == 0 || size <= limit || server == classify.OwnServer || result["structuredContent"] != nil {
 		return nil, false
 	}
-	text := d.readableText(raw)
+	text := readable()
 	if text == "" {
 		return nil, false
 	}
-	out := shape.Shaped(text, shape.HeadBytes(d.req.Config), ev.Key, len(raw))
-	if len(out) >= len(raw) {
+	out := shape.Shaped(text, shape.HeadBytes(d.req.Config), ev.Key, size)
+	if len(out) >= size {
 		return nil, false
 	}
 	shaped := result.Clone()
@@ -326,7 +329,7 @@ func (d *decision) shapeResult(server string, result mcpmsg.Object, raw json.Raw
 	d.tally(abi.TallyShaped)
 	// What the client did not get, counted (like a hook's) only when the
 	// decision is delivered: the proxy forwards it to the client.
-	if kept := len(raw) - len(shaped.Raw()); kept > 0 {
+	if kept := size - shaped.Len(); kept > 0 {
 		d.tallyN(abi.TallyKeptOut, kept)
 	}
 	return shaped, true

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/ctxhook/ctxhook/plugin/internal/jsonfast"
+	"github.com/ctxhook/ctxhook/plugin/internal/mcpmsg"
 )
 
 // readableText renders a tool response for the search index: the text of
@@ -15,18 +18,34 @@ func (d *decision) readableText(raw json.RawMessage) string {
 	if err != nil {
 		return ""
 	}
-	var blocks []any
 	switch t := v.(type) {
 	case string:
 		return t
 	case []any:
-		blocks = t
+		return d.blocksText(t)
 	case map[string]any:
-		c, ok := d.json.Value(t["content"])
-		if blocks, ok = c.([]any); !ok {
-			return ""
-		}
-	default:
+		return d.blocksText(t["content"])
+	}
+	return ""
+}
+
+// contentText is readableText of o's serialization, read from its content
+// member where it lies: a result whose token was hidden has new bytes
+// only in the members that held it, so its big text block is not parsed
+// a second time.
+func (d *decision) contentText(o mcpmsg.Object) string {
+	if o["content"] == nil {
+		return ""
+	}
+	return d.blocksText(jsonfast.Raw(o["content"]))
+}
+
+// blocksText joins the text of a content array's text blocks (content
+// may still be jsonfast.Raw), or is "" when content is not an array.
+func (d *decision) blocksText(content any) string {
+	c, _ := d.json.Value(content)
+	blocks, ok := c.([]any)
+	if !ok {
 		return ""
 	}
 	var parts []string

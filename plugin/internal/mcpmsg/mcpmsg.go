@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -75,6 +76,15 @@ func (o Object) Raw() json.RawMessage {
 		b = append(b, o[k]...)
 	}
 	return append(b, '}')
+}
+
+// Len is len(o.Raw()), counted without writing it out.
+func (o Object) Len() int {
+	n := 2 + max(len(o)-1, 0) // the braces and the commas
+	for k, v := range o {
+		n += len(jsonfast.AppendString(nil, k)) + 1 + len(v)
+	}
+	return n
 }
 
 // Clone returns a shallow copy (members are immutable raw bytes).
@@ -194,49 +204,57 @@ func (r Result) IsError() bool {
 
 // StripToken removes a token from a result: the key under _meta that held
 // it, then every other occurrence in the result (a JSON text block, the
-// structured content) replaced by placeholder. It returns the new result
-// and whether anything changed.
+// structured content, a key) replaced by placeholder. It returns the new
+// result and whether anything changed; err (nil but in theory) says the
+// replacement left a member that is not JSON, and the result must not go
+// out.
 //
-// result itself is not modified.
-func StripToken(result Object, token, metaKey, placeholder string) (json.RawMessage, bool) {
+// It works member by member on the raw values: only a member that holds
+// the token is rewritten, so a 64 MiB text block under a token that sits
+// in _meta alone is neither copied nor parsed again. result itself is not
+// modified.
+func StripToken(result Object, token, metaKey, placeholder string) (out Object, changed bool, err error) {
+	if token == "" {
+		return result, false, nil
+	}
 	enc := jsonfast.AppendString(nil, token)
-	inner := string(enc[1 : len(enc)-1])
-	if meta := result.Child("_meta"); meta == nil || meta[metaKey] == nil {
-		// Nothing under _meta to remove: the token's escaped form in any
-		// member is all there is to find, without writing the result out.
-		found := false
-		for _, v := range result {
-			if inner != "" && bytes.Contains(v, []byte(inner)) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, false
+	inner := enc[1 : len(enc)-1]
+	ph := jsonfast.AppendString(nil, placeholder)
+	phInner := ph[1 : len(ph)-1]
+	out = result
+	write := func() { // copy on the first change
+		if !changed {
+			out, changed = result.Clone(), true
 		}
 	}
-	result = result.Clone()
-	changed := false
 	if meta := result.Child("_meta"); meta != nil {
+		kept := meta.Clone()
 		for k := range meta {
 			if k == metaKey || meta.String(k) == token {
-				delete(meta, k)
-				changed = true
+				delete(kept, k)
 			}
 		}
-		if changed {
-			if len(meta) == 0 {
-				delete(result, "_meta")
-			} else {
-				result["_meta"] = meta.Raw()
+		if len(kept) < len(meta) {
+			write()
+			if out["_meta"] = kept.Raw(); len(kept) == 0 {
+				delete(out, "_meta")
 			}
 		}
 	}
-	raw := string(result.Raw())
-	if inner != "" && strings.Contains(raw, inner) {
-		ph := jsonfast.AppendString(nil, placeholder)
-		raw = strings.ReplaceAll(raw, inner, string(ph[1:len(ph)-1]))
-		changed = true
+	for _, k := range slices.Collect(maps.Keys(out)) {
+		v := out[k]
+		if bytes.Contains(v, inner) {
+			write()
+			if v = bytes.ReplaceAll(v, inner, phInner); !json.Valid(v) {
+				return nil, true, fmt.Errorf("%w: member %q is not JSON once the token is hidden", ErrMessage, k)
+			}
+			out[k] = v
+		}
+		if strings.Contains(k, token) {
+			write()
+			delete(out, k)
+			out[strings.ReplaceAll(k, token, placeholder)] = v
+		}
 	}
-	return json.RawMessage(raw), changed
+	return out, changed, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestParseCall(t *testing.T) {
@@ -33,8 +34,9 @@ func TestStripToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, changed := StripToken(res.Result, tok, "session_token", "[held by ctxhook]")
-	if !changed || strings.Contains(string(out), tok) {
+	o, changed, err := StripToken(res.Result, tok, "session_token", "[held by ctxhook]")
+	out := o.Raw()
+	if err != nil || !changed || strings.Contains(string(out), tok) {
 		t.Fatalf("token survived: %s", out)
 	}
 	if !strings.Contains(string(out), `"trace":"t-1"`) || !strings.Contains(string(out), `\"step\":1`) {
@@ -46,8 +48,33 @@ func TestStripToken(t *testing.T) {
 	if !strings.Contains(string(res.Result.Raw()), tok) {
 		t.Errorf("StripToken modified its input")
 	}
-	if _, changed := StripToken(res.Result, "absent-token", "other_key", "x"); changed {
+	if _, changed, _ := StripToken(res.Result, "absent-token", "other_key", "x"); changed {
 		t.Errorf("changed without the token")
+	}
+}
+
+func TestStripTokenRewritesOnlyWhatHoldsIt(t *testing.T) {
+	tok := "wfs_" + strings.Repeat("cd34", 30)
+	res, err := ParseResult(json.RawMessage(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"` +
+		strings.Repeat("plain words ", 1000) + `"}],"_meta":{"session_token":"` + tok + `"},"` + tok + `":1}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, changed, err := StripToken(res.Result, tok, "session_token", "[held]")
+	if err != nil || !changed {
+		t.Fatalf("changed %v, err %v", changed, err)
+	}
+	if raw := out.Raw(); strings.Contains(string(raw), tok) || !json.Valid(raw) || out.Len() != len(raw) {
+		t.Fatalf("out %s (Len %d)", raw, out.Len())
+	}
+	if _, ok := out["_meta"]; ok {
+		t.Errorf("_meta kept with nothing left in it")
+	}
+	if unsafe.SliceData(out["content"]) != unsafe.SliceData(res.Result["content"]) {
+		t.Errorf("the content, which holds no token, was copied")
+	}
+	if _, ok := out["[held]"]; !ok {
+		t.Errorf("a key naming the token was not renamed: %s", out.Raw())
 	}
 }
 
@@ -59,9 +86,13 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("call %+v %v", c, err)
 		}
 		if r, err := ParseResult(b); err == nil && r.Result != nil {
-			out, changed := StripToken(r.Result, "tok_fuzz_1234", "session_token", "[held]")
-			if !changed {
-				out = r.Result.Raw() // unchanged: the result goes as it came
+			o, _, err := StripToken(r.Result, "tok_fuzz_1234", "session_token", "[held]")
+			if err != nil {
+				return // the caller withholds the result
+			}
+			out := o.Raw() // unchanged: the result goes as it came
+			if o.Len() != len(out) {
+				t.Fatalf("Len %d, Raw %d bytes", o.Len(), len(out))
 			}
 			if !json.Valid(out) || strings.Contains(string(out), "tok_fuzz_1234") {
 				t.Fatalf("strip produced %s", out)
