@@ -457,7 +457,7 @@ func testClaudeCodeProxyWith(t *testing.T, hookType string, modern bool) *claude
 	}
 	// Every result is searchable, recorded once (by the proxy, not the hooks).
 	for _, n := range []int{1, 7, 20} {
-		out, errs, err := run(t, time.Minute, r.env(), r.Project, nil, r.CtxhookBin, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
+		out, errs, err := searchFor(t, r.env(), r.Project, r.CtxhookBin, `"tool": "mcp__workflow__step"`, "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
 		if err != nil {
 			t.Fatalf("search: %v %s", err, errs)
 		}

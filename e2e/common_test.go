@@ -16,6 +16,24 @@ import (
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 )
 
+// searchFor runs `ctxhook search --json args...` until its output holds
+// want, for at most 10 s, and returns the last output. The store is
+// written a moment after a call is answered (the daemon's writer, or the
+// replay of a spool a proxy that decided in-process left at its exit:
+// docs/speed.md), so a search right after a run may not see its last
+// calls yet; what the product promises is that it sees them soon.
+func searchFor(t *testing.T, env []string, dir, ctxhook, want string, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errs string
+	var err error
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		out, errs, err = run(t, time.Minute, env, dir, nil, ctxhook, append([]string{"search", "--json"}, args...)...)
+		if (err == nil && strings.Contains(out, want)) || time.Now().After(end) {
+			return out, errs, err
+		}
+	}
+}
+
 // checkCaptured asserts what every harness's run must leave behind: the
 // ticket is `ctxhook search`'s first result (by the harness's tool name), the
 // nudge reached the model, and the planted secrets are in no file under

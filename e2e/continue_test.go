@@ -118,7 +118,7 @@ func TestContinueCLIProxy(t *testing.T) {
 	checkModelNeverSentToken(t, r.Model, chatToolArgs("step"))
 	checkContinueNeverSawToken(t, r)
 	for _, n := range []int{1, 7, 20} {
-		out, errs, err := run(t, time.Minute, r.Env, r.Project, nil, r.Ctxhook, "search", "--json", "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
+		out, errs, err := searchFor(t, r.Env, r.Project, r.Ctxhook, `"tool": "mcp__workflow__step"`, "--server", "workflow", fmt.Sprintf("WF-STEP-%03d", n))
 		if err != nil || !strings.Contains(out, `"tool": "mcp__workflow__step"`) {
 			t.Errorf("search WF-STEP-%03d: %v %s %s", n, err, out, errs)
 		}

@@ -58,7 +58,7 @@ func TestGeminiCLIProxy(t *testing.T) {
 		}
 	}
 	for _, n := range []int{1, 20} {
-		out, errs, err := run(t, time.Minute, env, project, nil, ctxhook, "search", "--json", fmt.Sprintf("WF-STEP-%03d", n))
+		out, errs, err := searchFor(t, env, project, ctxhook, `"tool": "mcp__workflow__step"`, fmt.Sprintf("WF-STEP-%03d", n))
 		if err != nil || !strings.Contains(out, `"tool": "mcp__workflow__step"`) {
 			t.Errorf("search WF-STEP-%03d: %v %s %s", n, err, out, errs)
 		}

@@ -67,7 +67,7 @@ func TestProxyTypeScriptSDKServer(t *testing.T) {
 		}
 	}
 	s.Close()
-	out, errs, err := run(t, time.Minute, append(os.Environ(), "CTXHOOK_HOME="+home), "", nil, ctxhook, "search", "--json", "TS-CHECK-3")
+	out, errs, err := searchFor(t, append(os.Environ(), "CTXHOOK_HOME="+home), "", ctxhook, `"tool": "mcp__tswf__step"`, "TS-CHECK-3")
 	if err != nil || !strings.Contains(out, `"tool": "mcp__tswf__step"`) {
 		t.Fatalf("search: %v %s %s", err, out, errs)
 	}
