@@ -18,7 +18,7 @@ import (
 )
 
 // hugeMiB is the size of TestHugeResult's result: 64 MiB unless
-// CTXHOOK_PROXY_HUGE_MIB says otherwise (make test runs 64 once).
+// CTXHOOK_PROXY_HUGE_MIB says otherwise (make chaos-big runs 64).
 func hugeMiB() int {
 	if n, err := strconv.Atoi(os.Getenv("CTXHOOK_PROXY_HUGE_MIB")); err == nil && n > 0 {
 		return n
