@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d2e12a218d002b5fb79166bf72768e143129e6ab3143711a7b8ab6f55438cc76"
+const SHA256 = "c964fd51fce9b5d9c5ac1dad401cd652d75055de845996150103a80faa3874c4"

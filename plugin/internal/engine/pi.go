@@ -52,8 +52,9 @@ func (h piHook) call(d *decision, event string) toolCall {
 	c := toolCall{event: event, cwd: h.p.Cwd, tool: e.ToolName, toolUseID: e.ToolCallID,
 		category: classify.Tool(e.ToolName), input: e.Input, response: h.p.Response()}
 	if c.server, c.mcpTool, c.isMCP = h.p.MCP(); !c.isMCP {
-		c.server, c.mcpTool, c.isMCP = classify.MCPName(e.ToolName, "", nil)
-		c.server = pi.Server(c.server, d.serverNames())
+		servers := d.serverNames()
+		c.server, c.mcpTool, c.isMCP = classify.MCPName(e.ToolName, "", pi.Names(servers))
+		c.server = pi.Server(c.server, servers)
 	}
 	if c.isMCP {
 		c.category = abi.CategoryMCP

@@ -84,6 +84,16 @@ func Server(name string, servers []string) string {
 	return name
 }
 
+// Names is servers as Pi writes them in a tool's name, for splitting
+// the name (see Server).
+func Names(servers []string) []string {
+	out := make([]string, len(servers))
+	for i, s := range servers {
+		out[i] = sanitize(s)
+	}
+	return out
+}
+
 func sanitize(s string) string {
 	b := []byte(s)
 	for i, c := range b {
