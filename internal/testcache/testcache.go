@@ -5,8 +5,12 @@
 package testcache
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"sync"
+
+	"github.com/ctxhook/ctxhook/host/runner"
 )
 
 // Dir returns the directory name under the test cache, created 0700.
@@ -32,9 +36,31 @@ const SharedWasm = "ctxhook-test-wasm"
 // (platform.OwnedDir). A test of a cold cache, or one that changes the
 // cache itself, keeps its own and does not call it. Where no link can be
 // made (Windows without the privilege) the home keeps a cache of its own.
+//
+// The shared cache is filled first, both builds, once per test process:
+// go test runs packages side by side, and a hook that finds another
+// process compiling the plugin answers at once without a decision, by
+// design (runner.ErrCold), which a test that waits for a decision would
+// take for a failure. Filling it here waits for such a compilation.
 func LinkWasm(home string) {
+	fillOnce.Do(fillShared)
 	cache := filepath.Join(home, "cache")
 	if os.MkdirAll(cache, 0o700) == nil {
 		os.Symlink(Dir(SharedWasm), filepath.Join(cache, "wasm"))
+	}
+}
+
+var fillOnce sync.Once
+
+// fillShared loads the plugin, with and without cancellation checks,
+// from the shared cache, compiling it there or waiting for the process
+// that does. A failure is left to the tests, which then compile it
+// themselves as before.
+func fillShared() {
+	ctx := context.Background()
+	for _, noInterrupt := range []bool{false, true} {
+		if r, err := runner.New(ctx, runner.Options{CacheDir: Dir(SharedWasm), NoInterrupt: noInterrupt}); err == nil {
+			r.Close(ctx)
+		}
 	}
 }
