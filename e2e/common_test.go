@@ -41,7 +41,7 @@ func searchFor(t *testing.T, env []string, dir, ctxhook, want string, args ...st
 // is readable by others.
 func checkCaptured(t *testing.T, env []string, dir, ctxhook, home string, model *fakemodel.Server, ticket, tool string) {
 	t.Helper()
-	out, errs, err := run(t, time.Minute, env, dir, nil, ctxhook, "search", "--json", ticket)
+	out, errs, err := searchFor(t, env, dir, ctxhook, `"tool": "`+tool+`"`, ticket)
 	if err != nil {
 		t.Fatalf("search: %v %s", err, errs)
 	}
@@ -251,14 +251,7 @@ func bigScript() []fakemodel.Step {
 func checkBigSearchable(t *testing.T, env []string, dir, ctxhook, home string) {
 	t.Helper()
 	start := time.Now()
-	var out string
-	for {
-		out, _, _ = run(t, time.Minute, env, dir, nil, ctxhook, "search", "--json", "ZQLASTMARK")
-		if strings.Contains(out, "export_log") || time.Since(start) > 10*time.Second {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	out, _, _ := searchFor(t, env, dir, ctxhook, "export_log", "ZQLASTMARK")
 	type hit struct {
 		Kind   string `json:"kind"`
 		Tool   string `json:"tool"`
