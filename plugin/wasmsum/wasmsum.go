@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "c964fd51fce9b5d9c5ac1dad401cd652d75055de845996150103a80faa3874c4"
+const SHA256 = "30a00783b64f9af0c1d35ace031fd547ab03d8678831912c561f55ee3e7167e6"

@@ -29,17 +29,24 @@ func MCPName(name, knownServer string, servers []string) (server, tool string, o
 			return knownServer, t, true
 		}
 	}
-	if s := longestPrefix(rest, servers, "__"); s != "" {
-		return s, rest[len(s)+2:], true
+	return ServerTool(rest, servers)
+}
+
+// ServerTool splits "<server>__<tool>" (an MCP tool name past its
+// harness's prefix, or Cline's whole name): after the longest of servers
+// that starts it, else at its first "__" after at least one character.
+func ServerTool(name string, servers []string) (server, tool string, ok bool) {
+	if s := longestPrefix(name, servers, "__"); s != "" {
+		return s, name[len(s)+2:], true
 	}
-	if len(rest) < 2 {
+	if name == "" {
 		return "", "", false
 	}
-	i := strings.Index(rest[1:], "__") + 1
-	if i == 0 || i+2 >= len(rest) {
+	i := strings.Index(name[1:], "__") + 1
+	if i == 0 || i+2 >= len(name) {
 		return "", "", false
 	}
-	return rest[:i], rest[i+2:], true
+	return name[:i], name[i+2:], true
 }
 
 // longestPrefix returns the longest of servers that, followed by sep,

@@ -21,8 +21,8 @@ package cline
 
 import (
 	"encoding/json"
-	"strings"
 
+	"github.com/ctxhook/ctxhook/plugin/internal/classify"
 	"github.com/ctxhook/ctxhook/plugin/internal/payload"
 )
 
@@ -111,22 +111,10 @@ func (c *Call) Failed() bool { return c.Error != nil && *c.Error != "" }
 
 // MCP returns the server and server-side tool name of a tool named
 // <server>__<tool>: split after the longest configured server name that
-// starts it, else at its first "__". Cline's own tools have no "__".
+// starts it, else at its first "__" (classify.ServerTool). Cline's own
+// tools have no "__".
 func MCP(name string, servers []string) (server, tool string, ok bool) {
-	best := ""
-	for _, s := range servers {
-		if len(s) > len(best) && strings.HasPrefix(name, s+"__") && len(name) > len(s)+2 {
-			best = s
-		}
-	}
-	if best != "" {
-		return best, name[len(best)+2:], true
-	}
-	server, tool, found := strings.Cut(name, "__")
-	if !found || server == "" || tool == "" {
-		return "", "", false
-	}
-	return server, tool, true
+	return classify.ServerTool(name, servers)
 }
 
 // Context is the answer that puts text before the model; "" for none.

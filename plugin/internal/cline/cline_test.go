@@ -19,6 +19,7 @@ func TestMCP(t *testing.T) {
 		{"configured server with __", "my__tracker__get__ticket", "my__tracker", "get__ticket", []string{"my", "my__tracker"}, true},
 		{"built-in", "read_files", "", "", nil, false},
 		{"empty server", "__x", "", "", nil, false},
+		{"a server named _", "___0", "_", "0", nil, true},
 		{"empty tool", "tickets__", "", "", []string{"tickets"}, false},
 	} {
 		s, tool, ok := MCP(c.tool, c.servers)
