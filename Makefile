@@ -54,6 +54,11 @@ test-body:
 # OS; darwin's test binaries compile (no macOS machine runs them here).
 TARGETS = linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64 windows/arm64
 
+# The test knobs (package testhooks: a replacement plugin, a slowed daemon,
+# a compile log) are compiled only into test binaries: every go test and
+# vet here passes TESTTAGS; build, dist, npm and go install never do.
+TESTTAGS = -tags ctxhook_testhooks
+
 # Release binaries are compiled with these flags everywhere (cross, wine,
 # tools/dist for dist-check and the npm packages), so each target's packages
 # are compiled once and every later build of it is a build-cache hit.
@@ -68,8 +73,8 @@ cross: ## build every command for every release target; vet per OS; compile the 
 	@set -e; for t in linux/amd64 darwin/arm64 windows/amd64; do echo "vet $$t"; GOOS=$${t%/*} GOARCH=$${t#*/} CGO_ENABLED=0 GOFLAGS= $(GO) vet -trimpath ./...; done
 	@# every package's test binary built and linked (two packages may share a
 	@# name, so none is written: -exec true "runs" each without running it)
-	set -o pipefail; GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 GOFLAGS= $(GO) test -trimpath -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
-	set -o pipefail; GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GOFLAGS= $(GO) test -trimpath -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
+	set -o pipefail; GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 GOFLAGS= $(GO) test $(TESTTAGS) -trimpath -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
+	set -o pipefail; GOOS=windows GOARCH=amd64 CGO_ENABLED=0 GOFLAGS= $(GO) test $(TESTTAGS) -trimpath -count=1 -vet=off -exec=true ./... | { grep -vE '^(ok|\?) ' || true; }
 
 # What of the Windows build Wine 8.0 can run: the named pipe, file locks, state, install
 # round trips, platform (owned: its ACL test says why it skips; the watchdog
@@ -118,11 +123,11 @@ npm-check: adapters ## the npm packages installed offline into a fresh prefix: n
 	scripts/npm-check.sh
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet $(TESTTAGS) ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 
 unit: adapters ## unit, conformance and differential tests (Go, then the JS adapters on Node and Bun)
-	$(GO) test -count=1 -timeout 40m ./...
+	$(GO) test $(TESTTAGS) -count=1 -timeout 40m ./...
 	$(MAKE) js
 
 # The same tests run on Node and on the Bun release OpenCode embeds, which
@@ -205,15 +210,15 @@ fuzz: ## every fuzz target, FUZZTIME each (make test runs them briefly, two at a
 	@GO=$(GO) scripts/fuzz.sh $(FUZZTIME) $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 chaos: ## kill-9 chaos: 40 rounds of 16 hooks at once, 30% SIGKILLed, the daemon too; no acknowledged event lost, integrity ok; then 64 first hooks at once on an empty cache (with the daemon, beside two busy loops, without it): all within the deadline, one compilation
-	CTXHOOK_CHAOS=1 $(GO) test -count=1 -run 'TestKillChaos|TestColdBurst' -v ./host/tests/chaos
+	CTXHOOK_CHAOS=1 $(GO) test $(TESTTAGS) -count=1 -run 'TestKillChaos|TestColdBurst' -v ./host/tests/chaos
 
 soak: ## a long day: one proxy session of 20,000 relayed calls (1 KB-1 MiB) and one daemon serving 20,000 hooks (200 of 1 MiB in a row): no failed decision, RSS at most 150 MB, p99 not growing past 1.5x (CTXHOOK_SOAK_CALLS=n for fewer)
-	@out=$$(CTXHOOK_SOAK=1 $(GO) test -p 1 -count=1 -timeout 60m -run 'TestSoakDaemon|TestSoakProxy' -v ./host/internal/daemon ./host/internal/proxy 2>&1); st=$$?; \
+	@out=$$(CTXHOOK_SOAK=1 $(GO) test $(TESTTAGS) -p 1 -count=1 -timeout 60m -run 'TestSoakDaemon|TestSoakProxy' -v ./host/internal/daemon ./host/internal/proxy 2>&1); st=$$?; \
 	  echo "$$out" | grep -E '^(proxy|daemon) soak|FAIL|^ok|_test.go'; exit $$st
 
 chaos-big: ## 100 hooks of 3-64 MiB under deadlines that expire mid-call: none late, none lost, every pointer stored (CTXHOOK_CHAOS_BIG=n for fewer); then a 64 MiB result through the proxy, shaped, idle and under two busy loops
-	CTXHOOK_CHAOS=1 $(GO) test -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
-	CTXHOOK_PROXY_HUGE=1 CTXHOOK_PROXY_HUGE_BUSY=1 $(GO) test -count=1 -timeout 30m -run TestHugeResult -v ./host/internal/proxy
+	CTXHOOK_CHAOS=1 $(GO) test $(TESTTAGS) -count=1 -timeout 30m -run TestBigDeadlineChaos -v ./host/tests/chaos
+	CTXHOOK_PROXY_HUGE=1 CTXHOOK_PROXY_HUGE_BUSY=1 $(GO) test $(TESTTAGS) -count=1 -timeout 30m -run TestHugeResult -v ./host/internal/proxy
 
 bench-secrets: ## redaction figures: recall on gitleaks' formats (TestRecall, TestRecallMore) and on 63 formats no rule names (tuned and held-out values), false positives per 10 MB by the whole pipeline and by the shape stage alone, in generated clean text and in Go's, npm's and Python's own sources when present; and the frozen held-out corpus (internal/heldoutcorpus): recall per form and per kind over 10 seeds, redactions of identifiers, false positives per 10 MB
 	@$(GO) test -count=1 -run 'TestRecall$$|TestRecallMore|TestUnnamedRecall|TestUnnamedFalsePositives|TestUnnamedRealText|TestHeldoutRecall|TestHeldoutIdentifiers|TestHeldoutFalsePositives' -v ./plugin/internal/redact 2>&1 | \
@@ -245,7 +250,7 @@ lexicon: ## host/store/lexicon's related-word table, from WordNet 3.0 (apt-get i
 	$(GO) run ./host/store/lexicon/gen -wordnet /usr/share/wordnet -out host/store/lexicon/related.txt.gz
 
 check: vet verify.wasm adapters ## the everyday subset (a few minutes): vet, the wasm check and the Go tests in -short mode; make test is CI's full run
-	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(GO) test -short -count=1 ./...
+	CTXHOOK_TEST_CACHE=$(CURDIR)/bin/test-cache $(GO) test $(TESTTAGS) -short -count=1 ./...
 
 clean:
 	rm -rf bin

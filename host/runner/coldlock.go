@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/platform"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 	"github.com/ctxhook/ctxhook/plugin"
 )
 
@@ -147,13 +148,12 @@ func Compiling(dir string, noInterrupt bool) bool {
 	return false
 }
 
-// EnvTestCompileLog names a file to which each compilation of the plugin
-// (a load that found no ready marker) appends one line: the tests of a
-// cold start count compilations across processes with it.
-const EnvTestCompileLog = "CTXHOOK_TEST_COMPILE_LOG"
-
+// logCompile appends a line for each compilation of the plugin (a load
+// that found no ready marker) to testhooks.CompileLog: the tests of a cold
+// start count compilations across processes with it. A release build has
+// none.
 func logCompile(noInterrupt bool, took time.Duration) {
-	name := os.Getenv(EnvTestCompileLog)
+	name := testhooks.CompileLog()
 	if name == "" {
 		return
 	}

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/daemon"
-	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/shipper"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 )
 
 // logTo logs s with log, if there is one.
@@ -46,23 +44,12 @@ func runDaemon(ctx context.Context, env Env, args []string) int {
 	// (events are in spool files before any answer).
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT)
 	defer stop()
+	// The fault tests' knobs: all zero outside a ctxhook_testhooks build.
+	k := testhooks.DaemonKnobs(env.Getenv)
 	o := daemon.Options{Paths: p, Getenv: env.Getenv, Idle: *idle,
-		// Knobs for the fault tests only: another build's id, a delay per request.
-		BuildID: env.Getenv("CTXHOOK_DAEMON_TEST_BUILD_ID")}
-	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_DELAY_MS")); err == nil {
-		o.Delay = time.Duration(ms) * time.Millisecond
-	}
-	if n, err := strconv.ParseInt(env.Getenv("CTXHOOK_DAEMON_TEST_IN_FLIGHT"), 10, 64); err == nil && n > 0 {
-		o.LargeInFlight = n
-	}
-	if ms, err := strconv.Atoi(env.Getenv("CTXHOOK_DAEMON_TEST_WATCHDOG_MS")); err == nil && ms > 0 {
-		o.Watchdog = time.Duration(ms) * time.Millisecond
-	}
-	if f := env.Getenv(engine.EnvTestPlugin); f != "" {
-		var err error
-		if o.Plugin, err = os.ReadFile(f); err != nil {
-			return fail(env, "%v", err)
-		}
+		BuildID: k.BuildID, Delay: k.Delay, LargeInFlight: k.InFlight, Watchdog: k.Watchdog}
+	if o.Plugin, err = testhooks.PluginWasm(env.Getenv); err != nil {
+		return fail(env, "%v", err)
 	}
 	if *verbose {
 		o.Log = func(s string) { fmt.Fprintf(env.Stderr, "ctxhook daemon: %s\n", s) }

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 	"github.com/ctxhook/ctxhook/internal/testcache"
@@ -30,7 +31,9 @@ var bins struct {
 	err          error
 }
 
-// build builds ctxhook and ctxhook-hook side by side, as installed.
+// build builds ctxhook and ctxhook-hook side by side, as installed, with
+// the test knobs (a replacement plugin, a short watchdog, another build's
+// id: package testhooks).
 func build(t *testing.T) (ctxhook, client string) {
 	t.Helper()
 	bins.once.Do(func() {
@@ -39,7 +42,7 @@ func build(t *testing.T) (ctxhook, client string) {
 			if bins.err != nil {
 				return
 			}
-			out, err := exec.Command("go", "build", "-o", filepath.Join(bins.dir, pkg), "../../cmd/"+pkg).CombinedOutput()
+			out, err := exec.Command("go", "build", "-tags", testhooks.Tag, "-o", filepath.Join(bins.dir, pkg), "../../cmd/"+pkg).CombinedOutput()
 			if err != nil {
 				bins.err = &buildErr{string(out)}
 			}
@@ -344,7 +347,7 @@ func TestStuckGuestInProcess(t *testing.T) {
 	cmd := exec.Command(f.ctxhook, "hook", "claude-code", "PostToolUse")
 	// After f.env: of two values exec.Cmd keeps the last, and f.env's
 	// deadline is two minutes.
-	cmd.Env = append(append([]string{}, f.env...), engine.EnvTestPlugin+"="+faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1")
+	cmd.Env = append(append([]string{}, f.env...), "CTXHOOK_TEST_PLUGIN="+faultyWasm(t), "CTXHOOK_HOOK_DEADLINE_MS=1000", "GOMAXPROCS=1")
 	cmd.Stdin = strings.NewReader(`{"session_id":"s","hook_event_name":"PostToolUse","note":"loop"}`)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -20,6 +20,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/engine"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/spool"
@@ -336,13 +337,12 @@ func (d *Decider) ensureLocal(ctx context.Context, warm bool) error {
 	}
 	if d.compiled == nil {
 		o := runner.Options{CacheDir: d.paths.WasmCache()}
-		if f := d.getenv(engine.EnvTestPlugin); f != "" {
-			w, err := os.ReadFile(f)
-			if err != nil {
-				return err
-			}
-			o.Wasm = w
+		// A replacement plugin, in a ctxhook_testhooks build only.
+		w, err := testhooks.PluginWasm(d.getenv)
+		if err != nil {
+			return err
 		}
+		o.Wasm = w
 		c, err := runner.Compile(ctx, o)
 		if err != nil {
 			return fmt.Errorf("plugin unavailable: %w", err)

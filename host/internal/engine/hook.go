@@ -30,6 +30,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/state"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -438,10 +439,6 @@ type IO struct {
 	StoreLater func()
 }
 
-// EnvTestPlugin names a plugin to load instead of the embedded one: a knob
-// for the fault tests only (a plugin that loops, traps, exhausts memory).
-const EnvTestPlugin = "CTXHOOK_TEST_PLUGIN"
-
 // EnvLate marks a hook being finished in the background: its budget is
 // hookproto.Late and it is not handed on again.
 const EnvLate = hookproto.EnvLate
@@ -684,10 +681,9 @@ func runOnce(ctx context.Context, harness, event string, stdin io.Reader, getenv
 	// process's compilation (ErrCold at once: Run hands it on and
 	// answers); its finisher, with minutes, waits for it instead.
 	o := runner.Options{NoInterrupt: true, HandOnCold: mayHandOn}
-	if f := getenv(EnvTestPlugin); f != "" {
-		if o.Wasm, err = os.ReadFile(f); err != nil {
-			return Result{}, err
-		}
+	// A replacement plugin, in a ctxhook_testhooks build only (fault tests).
+	if o.Wasm, err = testhooks.PluginWasm(getenv); err != nil {
+		return Result{}, err
 	}
 	sink := Store
 	if late {

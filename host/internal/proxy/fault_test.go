@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 )
 
 var faultyPlugin struct {
@@ -23,8 +24,14 @@ var faultyPlugin struct {
 // faultyWasm builds the real plugin with the ctxhook_testfault tag: it
 // traps on a proxy response holding CTXHOOK_TEST_TRAP and never returns on
 // one holding CTXHOOK_TEST_HANG (plugin/guest/fault.go).
+//
+// The proxy under test is this test binary, which reads
+// CTXHOOK_TEST_PLUGIN only when built with the test knobs.
 func faultyWasm(t *testing.T) string {
 	t.Helper()
+	if !testhooks.Enabled {
+		t.Skip("runs the proxy with CTXHOOK_TEST_PLUGIN: go test -tags ctxhook_testhooks (make unit)")
+	}
 	faultyPlugin.once.Do(func() {
 		dir, err := os.MkdirTemp("", "ctxhook-faulty-")
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
@@ -37,7 +38,8 @@ func env(t *testing.T, name string, def int) int {
 func build(t *testing.T) (dir string) {
 	dir = t.TempDir()
 	for _, pkg := range []string{"ctxhook", "ctxhook-hook"} {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, pkg), "../../cmd/"+pkg).CombinedOutput(); err != nil {
+		// With the test knobs (CTXHOOK_TEST_COMPILE_LOG counts compilations).
+		if out, err := exec.Command("go", "build", "-tags", testhooks.Tag, "-o", filepath.Join(dir, pkg), "../../cmd/"+pkg).CombinedOutput(); err != nil {
 			t.Fatalf("build %s: %s", pkg, out)
 		}
 	}

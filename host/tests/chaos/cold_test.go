@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
-	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/homeprocs"
 	"github.com/ctxhook/ctxhook/plugin/wasmsum"
@@ -33,7 +32,8 @@ import (
 // of the same build would rewrite the same entry, hence the log).
 //
 // CTXHOOK_COLD_HOOKS sets the burst (default 64); CTXHOOK_CHAOS_BIN, a
-// directory holding ctxhook and ctxhook-hook, runs other binaries.
+// directory holding ctxhook and ctxhook-hook, runs other binaries (built
+// with -tags ctxhook_testhooks, or no compilation is logged).
 func TestColdBurst(t *testing.T) {
 	if os.Getenv("CTXHOOK_CHAOS") == "" {
 		t.Skip("set CTXHOOK_CHAOS=1 (make chaos)")
@@ -86,7 +86,7 @@ func coldBurst(t *testing.T, bin string, base map[string]any, n, busy int, noDae
 		os.WriteFile(filepath.Join(p.WasmCache(), "ready-"+wasmsum.SHA256[:16]+"-v0.0.1-fast"), nil, 0o600)
 	}
 	log := filepath.Join(home, "compiles")
-	hookEnv = append(hookEnv, runner.EnvTestCompileLog+"="+log)
+	hookEnv = append(hookEnv, "CTXHOOK_TEST_COMPILE_LOG="+log)
 	if noDaemon {
 		hookEnv = append(hookEnv, "CTXHOOK_NO_DAEMON=1")
 	}
