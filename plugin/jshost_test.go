@@ -38,8 +38,8 @@ func TestJSHostMatchesGoHost(t *testing.T) {
 
 func compareJSHost(t *testing.T, runtime string) {
 	root, _ := filepath.Abs("../testdata/conformance")
-	cmd := exec.Command(runtime, "../adapters/core/conformance/raw.mjs", root)
-	cmd.Env = append(os.Environ(), "CTXHOOK_WASM=plugin.wasm", "NODE_NO_WARNINGS=1")
+	cmd := exec.Command(runtime, "../adapters/core/conformance/raw.mjs", root, "plugin.wasm")
+	cmd.Env = append(os.Environ(), "NODE_NO_WARNINGS=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -1,6 +1,6 @@
 /** Options for ctxhookHooks. */
 export interface CtxhookHooksOptions {
-  /** Path of plugin.wasm (default: CTXHOOK_WASM, else the one shipped with @ctxhook/core). */
+  /** Path of plugin.wasm (default: the one shipped with @ctxhook/core; no environment variable changes it). */
   wasm?: string;
   /** The ctxhook binary that owns state and the store (default: CTXHOOK_BIN, else "ctxhook" on PATH). */
   ctxhook?: string;

@@ -453,7 +453,10 @@ function installedPackage(name, from) {
 class Host {
   /**
    * @param {object} [opts]
-   * @param {string} [opts.wasm]     path of plugin.wasm (else CTXHOOK_WASM, else next to this package)
+   * @param {string} [opts.wasm]     path of plugin.wasm (else the one next to this package). No
+   *                                 environment variable picks it: a variable anything in the
+   *                                 harness's environment can set would choose what decides,
+   *                                 redaction included.
    * @param {string} [opts.ctxhook]  the ctxhook binary (else CTXHOOK_BIN, else the one the npm package
    *                                 ctxhook installed, else "ctxhook" on PATH)
    * @param {object} [opts.env]      environment (else process.env)
@@ -463,7 +466,7 @@ class Host {
    */
   static async load(opts = {}) {
     const env = opts.env ?? process.env;
-    const plugin = await loadPlugin(opts.wasm ?? env.CTXHOOK_WASM);
+    const plugin = await loadPlugin(opts.wasm);
     return new Host(plugin, opts.ctxhook ?? env.CTXHOOK_BIN ?? npmBinary() ?? "ctxhook", env, opts.log, opts);
   }
 
