@@ -199,7 +199,8 @@ FUZZ_TARGETS = \
 	./host/internal/hookproto:FuzzReadAdmitted \
 	./host/internal/state:FuzzSessionPath \
 	./host/internal/platform:FuzzIsPrivateGroup \
-	./host/internal/firing:FuzzTopString
+	./host/internal/firing:FuzzTopString \
+	./internal/threatmodel:FuzzNames
 
 # make fuzz runs one target at a time with every core; make test two at
 # a time, one worker each (FUZZ_JOBS=2), so no core idles while a target
