@@ -130,7 +130,8 @@ func Init(ctx context.Context, url string) (from, to int, err error) {
 }
 
 // AddUser creates (or updates) a login role for one user, a member of
-// ctxhook_users, as the administrator. The name is quoted as an
+// ctxhook_users, with the indexes of its private pieces (memberIndexes),
+// as the administrator. The name is quoted as an
 // identifier; the password is sent only as its SCRAM-SHA-256 verifier,
 // so it never reaches the server's logs or pg_stat_statements.
 func AddUser(ctx context.Context, adminURL, user, password string) error {
@@ -161,6 +162,13 @@ func AddUser(ctx context.Context, adminURL, user, password string) error {
 	}
 	if _, err := conn.Exec(ctx, `GRANT ctxhook_users TO `+id); err != nil {
 		return fmt.Errorf("pgstore: grant: %w", err)
+	}
+	name, err := literal(conn, user)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, memberIndexes(`m.rolname = `+name)); err != nil {
+		return fmt.Errorf("pgstore: the user's search indexes: %w", err)
 	}
 	return nil
 }

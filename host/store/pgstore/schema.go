@@ -87,6 +87,7 @@ var migrations = []string{
 	// administrator's REVOKE only warns; Init then refuses (checkSchemas).
 	`REVOKE CREATE ON SCHEMA public FROM PUBLIC;`,
 	searchFunctions,
+	confinedLookups,
 }
 
 // searchFunctions are the index lookups of a search (RATIONALE.md, "Why
@@ -164,3 +165,120 @@ const schemaTable = `CREATE TABLE IF NOT EXISTS public.ctxhook_schema(
 
 // lockKey is the advisory lock migrations take ('ctxh').
 const lockKey = 0x63747868
+
+// confinedLookups (schema 4) makes the search functions' errors, counts
+// and time depend on nothing the caller cannot read (RATIONALE.md, "Why
+// does each member have indexes of their own?"). Under schema 3 the
+// trigram and word indexes held every row, so a lookup's recheck ran the
+// caller's pattern over other members' private pieces before the owner
+// filter: a pattern ending in the escape character failed exactly when
+// some private piece held what came before it, and time grew with every
+// private match. Now each member's private pieces have their own partial
+// GIN indexes (memberIndexes, also run by AddUser) and the team's pieces
+// theirs; the indexes over every row are dropped. A lookup scans the
+// caller's indexes and the team's, so only pieces the caller may read
+// are ever fetched or matched; a newest-first read (a substring too
+// common for the index) matches the pattern only inside a CASE on the
+// owner filter, which no plan can reorder, and reads the btree on
+// (owner, visibility, event_id, seq) or the team's. Those btrees hold
+// only rows with seq >= 0 (every row), a condition only that read
+// states: a lookup cannot use them, so its plan (the member's GIN index
+// and the team's) does not turn on the planner's estimates, which
+// ANALYZE draws from every row. Sequential scans are off inside the
+// functions, and words sorts its matches outside a MATERIALIZED CTE, so
+// no ordered scan of the primary key is a candidate either. The
+// arguments are checked before any scan: a pattern ending in an
+// unescaped escape character, or either argument past maxLookupBytes,
+// fails the same way whatever the table holds.
+var confinedLookups = `DROP INDEX public.ctxhook_docs_words;
+	DROP INDEX public.ctxhook_docs_trgm;
+	CREATE INDEX ctxhook_docs_owner ON public.ctxhook_docs(owner, visibility, event_id, seq) WHERE seq >= 0;
+	CREATE INDEX ctxhook_docs_team ON public.ctxhook_docs(event_id, seq) WHERE visibility = 'team' AND seq >= 0;
+	CREATE INDEX ctxhook_docs_words_team ON public.ctxhook_docs USING gin(words) WHERE visibility = 'team';
+	CREATE INDEX ctxhook_docs_trgm_team ON public.ctxhook_docs USING gin(doc public.gin_trgm_ops) WHERE visibility = 'team';
+	` + memberIndexes(`true`) + `;
+	CREATE OR REPLACE FUNCTION ctxhook_search.words(q text) RETURNS TABLE(event_id bigint, seq int, r real)
+		LANGUAGE plpgsql STABLE STRICT SECURITY DEFINER
+		SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET work_mem = '64MB' AS $f$
+	DECLARE
+		tq tsquery;
+	BEGIN
+		IF octet_length(q) > ` + maxLookupBytes + ` THEN
+			RAISE EXCEPTION USING ERRCODE = '54000', MESSAGE = 'ctxhook: a search query is at most ` + maxLookupBytes + ` bytes';
+		END IF;
+		tq := plainto_tsquery('english'::regconfig, q);
+		IF numnode(tq) = 0 THEN
+			RETURN;
+		END IF;
+		RETURN QUERY EXECUTE 'WITH m AS MATERIALIZED (
+				SELECT d.event_id, d.seq, d.words FROM public.ctxhook_docs d
+				WHERE ' || ` + ownFilter + ` || ' AND d.words OPERATOR(pg_catalog.@@) $1
+				UNION ALL
+				SELECT d.event_id, d.seq, d.words FROM public.ctxhook_docs d
+				WHERE d.visibility OPERATOR(pg_catalog.=) ''team'' AND d.words OPERATOR(pg_catalog.@@) $1)
+			SELECT m.event_id, m.seq, pg_catalog.ts_rank_cd(m.words, $1) FROM m
+			ORDER BY m.event_id DESC LIMIT 1000' USING tq;
+	END $f$;
+	CREATE OR REPLACE FUNCTION ctxhook_search.substrings(pat text) RETURNS TABLE(event_id bigint, seq int)
+		LANGUAGE plpgsql STABLE STRICT SECURITY DEFINER
+		SET search_path = pg_catalog, pg_temp SET enable_seqscan = off SET work_mem = '64MB' AS $f$
+	DECLARE
+		own text := ` + ownFilter + `;
+		ids bigint[];
+		seqs int[];
+	BEGIN
+		IF octet_length(pat) > ` + maxLookupBytes + ` THEN
+			RAISE EXCEPTION USING ERRCODE = '54000', MESSAGE = 'ctxhook: a search pattern is at most ` + maxLookupBytes + ` bytes';
+		END IF;
+		IF length(substring(pat FROM '\\*$')) % 2 = 1 THEN
+			RAISE EXCEPTION USING ERRCODE = '22025', MESSAGE = 'LIKE pattern must not end with escape character';
+		END IF;
+		EXECUTE 'SELECT pg_catalog.array_agg(m.event_id), pg_catalog.array_agg(m.seq) FROM (
+				SELECT d.event_id, d.seq FROM public.ctxhook_docs d
+				WHERE ' || own || ' AND d.doc OPERATOR(pg_catalog.~~*) $1
+				UNION ALL
+				SELECT d.event_id, d.seq FROM public.ctxhook_docs d
+				WHERE d.visibility OPERATOR(pg_catalog.=) ''team'' AND d.doc OPERATOR(pg_catalog.~~*) $1
+				LIMIT 3000) m' INTO ids, seqs USING pat;
+		IF coalesce(cardinality(ids), 0) < 3000 THEN
+			RETURN QUERY SELECT u.e, u.s FROM unnest(ids, seqs) AS u(e, s) ORDER BY u.e DESC LIMIT 1000;
+			RETURN;
+		END IF;
+		RETURN QUERY EXECUTE 'SELECT m.event_id, m.seq FROM (
+				(SELECT d.event_id, d.seq FROM public.ctxhook_docs d WHERE ' || own || ' AND d.seq OPERATOR(pg_catalog.>=) 0
+					AND CASE WHEN ' || own || ' THEN d.doc OPERATOR(pg_catalog.~~*) $1 END
+				ORDER BY d.event_id DESC, d.seq DESC LIMIT 1000)
+				UNION ALL
+				(SELECT d.event_id, d.seq FROM public.ctxhook_docs d WHERE d.visibility OPERATOR(pg_catalog.=) ''team''
+					AND d.seq OPERATOR(pg_catalog.>=) 0 AND CASE WHEN d.visibility OPERATOR(pg_catalog.=) ''team'' THEN d.doc OPERATOR(pg_catalog.~~*) $1 END
+				ORDER BY d.event_id DESC, d.seq DESC LIMIT 1000)) m
+			ORDER BY m.event_id DESC, m.seq DESC LIMIT 1000' USING pat;
+	END $f$;`
+
+// ownFilter is, in a search function, the SQL condition for the
+// caller's private pieces, the caller's name (session_user) as a literal
+// so that the planner matches the member's partial indexes to it.
+const ownFilter = `'d.owner OPERATOR(pg_catalog.=) ' || quote_literal(session_user) || '::pg_catalog.name AND d.visibility OPERATOR(pg_catalog.=) ''private'''`
+
+// maxLookupBytes bounds a search function's argument: a query holds at
+// most store.MaxQueryBytes, a pattern at most twice that (escapes) and
+// its two wildcards.
+const maxLookupBytes = "16384"
+
+// memberIndexes is a DO block that gives each direct member of
+// ctxhook_users whose name satisfies cond (an SQL condition on
+// r.rolname) a trigram and a word index over its private pieces, named
+// after a hash of the name, with the name as a literal in the predicate
+// so that the planner matches it to a lookup's owner filter (ownFilter).
+func memberIndexes(cond string) string {
+	return `DO $$ DECLARE r record; BEGIN
+		FOR r IN SELECT m.rolname FROM pg_catalog.pg_auth_members a
+			JOIN pg_catalog.pg_roles m ON m.oid = a.member
+			WHERE a.roleid = 'ctxhook_users'::regrole AND (` + cond + `) LOOP
+			EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON public.ctxhook_docs USING gin(doc public.gin_trgm_ops) WHERE owner = %L::name AND visibility = %L',
+				'ctxhook_docs_trgm_' || left(md5(r.rolname), 16), r.rolname, 'private');
+			EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON public.ctxhook_docs USING gin(words) WHERE owner = %L::name AND visibility = %L',
+				'ctxhook_docs_words_' || left(md5(r.rolname), 16), r.rolname, 'private');
+		END LOOP;
+	END $$`
+}

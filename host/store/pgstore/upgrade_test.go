@@ -1,0 +1,89 @@
+package pgstore
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestUpgradeConfinesLookups: a database at schema 3, with members and
+// their private pieces, upgraded by Init (what `ctxhook store init`
+// runs), gets every member's own indexes and the confined functions: a
+// member still finds its own and the team's pieces, and a pattern that
+// would have failed on another member's private piece fails as it does
+// on nothing.
+func TestUpgradeConfinesLookups(t *testing.T) {
+	needPG(t)
+	ctx := context.Background()
+	super, err := pgx.Connect(ctx, cluster.SuperURL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer super.Close(ctx)
+	for _, sql := range []string{`CREATE DATABASE ctxhook_v3 OWNER ctxadmin`, `CREATE ROLE olduser LOGIN PASSWORD '` + adminPassword + `'`} {
+		if _, err := super.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url := cluster.URL("ctxadmin", adminPassword, "ctxhook_v3")
+	admin, err := connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	must := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := admin.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	must(schemaTable)
+	for v := 0; v < 3; v++ {
+		must(migrations[v])
+		must(`INSERT INTO ctxhook_schema(version) VALUES($1::int)`, v+1)
+	}
+	must(`GRANT ctxhook_users TO olduser`)
+	// Rows as the members wrote them: the administrator is not bound by
+	// the policies, so it can stand in for both.
+	for i, w := range []struct{ owner, vis, text string }{
+		{"olduser", "private", "olduser own ledger QZ-7781"},
+		{"ctxadmin", "private", "the admin's private escrow phrase vhkq-secret-3141"},
+		{"ctxadmin", "team", "a team ledger QZ-2718"},
+	} {
+		must(`INSERT INTO ctxhook_events(id, owner, machine, local_id, visibility, ts_ms, session, harness, hook_event, category)
+			VALUES($1::bigint, $2::name, 'm', $1::bigint, $3::text, 1, 's', 'h', 'e', 'mcp')`, int64(i+1), w.owner, w.vis)
+		must(`INSERT INTO ctxhook_docs(event_id, seq, owner, visibility, body_off, doc) VALUES($1::bigint, 0, $2::name, $3::text, 0, $4::text)`,
+			int64(i+1), w.owner, w.vis, w.text)
+	}
+	if from, to, err := Init(ctx, url); err != nil || from != 3 || to != SchemaVersion {
+		t.Fatalf("Init from schema 3: %d -> %d, %v", from, to, err)
+	}
+	var n int
+	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE tablename = 'ctxhook_docs'
+		AND indexdef LIKE '%owner = ''olduser''::name%'`).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("olduser's indexes after the upgrade: %d, %v", n, err)
+	}
+	old, err := pgx.Connect(ctx, cluster.URL("olduser", adminPassword, "ctxhook_v3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close(ctx)
+	if got := eventIDs(t, old, `SELECT event_id FROM ctxhook_search.substrings('%QZ-%') ORDER BY 1`); !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("olduser's substrings after the upgrade: %v, want [1 3]", got)
+	}
+	if got := eventIDs(t, old, `SELECT event_id FROM ctxhook_search.words('ledger') ORDER BY 1`); !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("olduser's words after the upgrade: %v, want [1 3]", got)
+	}
+	probe := func(pat string) string {
+		_, err := old.Exec(ctx, `SELECT * FROM ctxhook_search.substrings($1::text)`, pat)
+		if err == nil {
+			return "no error"
+		}
+		return err.Error()
+	}
+	if a, b := probe(`%vhkq-secret%\`), probe(`%zzzz-zzzzzz%\`); a != b {
+		t.Errorf("after the upgrade a trailing escape still tells a private match: %q against %q", a, b)
+	}
+}
