@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/internal/config"
 	"github.com/ctxhook/ctxhook/host/internal/install"
+	"github.com/ctxhook/ctxhook/host/internal/ownsecrets"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/internal/transcripts"
@@ -148,9 +149,7 @@ func (x *indexRun) open(ctx context.Context) int {
 		fmt.Fprintf(x.env.Stderr, "ctxhook: %v\n", err)
 	}
 	sd, sdErr := state.Open(p.StateDir())
-	if sdErr == nil {
-		x.known = transcripts.KnownTokens(sd.Values(transcripts.MaxKnownDocs))
-	}
+	x.known = ownsecrets.Gather(p, ownsecrets.Index, x.env.Getenv)
 	x.readState = func(keys []string) (map[string]string, error) {
 		if sdErr != nil {
 			return nil, sdErr

@@ -27,6 +27,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/firing"
 	"github.com/ctxhook/ctxhook/host/internal/hookhealth"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
+	"github.com/ctxhook/ctxhook/host/internal/ownsecrets"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/internal/state"
@@ -209,6 +210,8 @@ func (e *Engine) do(ctx context.Context, call Request, harness, event string, pa
 	if len(prep.Files) > 0 {
 		req.Files = readFiles(prep.Files)
 	}
+	own := e.ownSecrets(call)
+	req.Environ = append(req.Environ, ownsecrets.Environ(ownsecrets.Present(own, requestTexts(req)...))...)
 	if harness == abi.HarnessClaudeCode && event == "SessionStart" {
 		req.HookServer = e.hookServer(ctx, call)
 	}
@@ -242,8 +245,29 @@ func (e *Engine) do(ctx context.Context, call Request, harness, event string, pa
 		// The answer must not point the model at an event nobody kept.
 		res.Answer = resp.Unstored.Stdout
 	}
-	e.indexTranscripts(ctx, &res, cfg, resp.Effects)
+	e.indexTranscripts(ctx, &res, cfg, resp.Effects, own)
 	return res, nil
+}
+
+// requestTexts is what the plugin reads of a request besides its state:
+// the payload and the files the host read for it.
+func requestTexts(req abi.HandleRequest) []string {
+	out := []string{req.Payload}
+	for _, f := range req.Files {
+		out = append(out, f.Content)
+	}
+	return out
+}
+
+// ownSecrets are the values ctxhook holds that the plugin must redact
+// wherever they appear (ownsecrets): a long-lived engine keeps them
+// cached; a hook process reads the newest session documents
+// (ownsecrets.Hook).
+func (e *Engine) ownSecrets(call Request) []string {
+	if e.sink.longLived() {
+		return ownsecrets.Shared(e.Paths.StateDir()).Values(e.Paths, call.getenv, e.Getenv)
+	}
+	return ownsecrets.Gather(e.Paths, ownsecrets.Hook, call.getenv, e.Getenv)
 }
 
 // hookServer says why the user's mcp_tool hooks will not be answered,
@@ -274,6 +298,8 @@ func (e *Engine) apply(res *Result, call Request, sd state.Dir, unlock func(), e
 			}
 			if err := sd.Write(eff.Key, eff.Value); err != nil {
 				res.Warnings = append(res.Warnings, err.Error())
+			} else if e.sink.longLived() {
+				ownsecrets.Shared(e.Paths.StateDir()).Wrote(sd.File(eff.Key), eff.Value)
 			}
 		case abi.OpStoreEvent:
 			if eff.Event != nil {
@@ -322,7 +348,9 @@ func (e *Engine) apply(res *Result, call Request, sd state.Dir, unlock func(), e
 // indexTranscripts brings the transcripts the plugin named up to date,
 // one pass each (at most transcripts.MaxPass bytes): a hook must stay
 // quick, and `ctxhook index` catches up on anything larger.
-func (e *Engine) indexTranscripts(ctx context.Context, res *Result, cfg abi.Config, effects []abi.Effect) {
+// own are the values ctxhook holds (ownsecrets), redacted from the turns
+// as from the hook's events.
+func (e *Engine) indexTranscripts(ctx context.Context, res *Result, cfg abi.Config, effects []abi.Effect, own []string) {
 	for _, eff := range effects {
 		if eff.Op != abi.OpIndexTranscript || eff.Path == "" {
 			continue
@@ -339,7 +367,7 @@ func (e *Engine) indexTranscripts(ctx context.Context, res *Result, cfg abi.Conf
 			}
 			return sd.Read(keys)
 		}
-		job := transcripts.Job{Path: eff.Path, Format: eff.Format, Session: eff.Session, Final: eff.Final}
+		job := transcripts.Job{Path: eff.Path, Format: eff.Format, Session: eff.Session, Final: eff.Final, Known: own}
 		if _, err := transcripts.Index(ctx, e.runner, st, cfg, readState, job, 1); err != nil {
 			res.Warnings = append(res.Warnings, "transcript not indexed: "+err.Error())
 		}

@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"os"
 	"slices"
 	"time"
 
+	"github.com/ctxhook/ctxhook/host/internal/ownsecrets"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/state"
 	"github.com/ctxhook/ctxhook/host/runner"
@@ -74,5 +76,5 @@ func (e *Engine) indexWithPlugin(res *Result, effects []abi.Effect) {
 	defer r.Close(context.Background())
 	e.runner = r
 	cfg, _ := e.config()
-	e.indexTranscripts(ctx, res, cfg, effects)
+	e.indexTranscripts(ctx, res, cfg, effects, ownsecrets.Gather(e.Paths, ownsecrets.Hook, os.Getenv))
 }

@@ -98,6 +98,10 @@ func (r Request) Env(key string) string {
 // package does not link the abi package's encoding/json.
 var PluginVars = []string{"CTXHOOK_NUDGE_EVERY", "CTXHOOK_CAPTURE"}
 
+// envStoreURL is config.EnvStoreURL: the shared store's URL, whose
+// password the host has the plugin redact (host/internal/ownsecrets).
+const envStoreURL = "CTXHOOK_STORE_URL"
+
 // Sensitive reports whether an entry KEY=VALUE may hold a secret the
 // plugin redacts wherever it appears: a name that could name one and a
 // value long enough to be redacted. The plugin's own rule
@@ -107,6 +111,9 @@ func Sensitive(kv string) bool {
 	k, v, ok := strings.Cut(kv, "=")
 	if !ok || len(v) < 8 {
 		return false
+	}
+	if k == envStoreURL {
+		return true
 	}
 	upper := strings.ToUpper(k)
 	for _, w := range []string{"PASS", "PWD", "SECRET", "TOKEN", "KEY", "AUTH", "COOKIE", "CREDENTIAL", "SESSION"} {

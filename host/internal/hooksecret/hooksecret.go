@@ -54,13 +54,14 @@ func Read(path string) (string, error) {
 		return "", err
 	}
 	s := strings.TrimSpace(string(b))
-	if !valid(s) {
+	if !Valid(s) {
 		return "", fmt.Errorf("%s is not a secret ctxhook install wrote", path)
 	}
 	return s, nil
 }
 
-func valid(s string) bool {
+// Valid reports whether s has the form of a secret install writes.
+func Valid(s string) bool {
 	b, err := hex.DecodeString(s)
 	return err == nil && len(b) == size
 }

@@ -41,6 +41,9 @@ func (d Dir) file(key string) string {
 	return filepath.Join(d.path, hex.EncodeToString(sum[:16])+".json")
 }
 
+// File is the path of key's document (for a cache of what it holds).
+func (d Dir) File(key string) string { return d.file(key) }
+
 // Lock takes the locks of keys, in the given order, waiting up to timeout.
 // The returned func releases them.
 func (d Dir) Lock(keys []string, timeout time.Duration) (unlock func(), err error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/ctxhook/ctxhook/host/internal/ownsecrets"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
@@ -43,7 +44,8 @@ type Job struct {
 	// redacts a pass in one call, whose time and memory grow with it.
 	Pass int64
 	// Known are tokens to redact besides the session's own: the job of
-	// `ctxhook index` names no session (KnownTokens).
+	// `ctxhook index` names no session, and every hook redacts what ctxhook
+	// holds (ownsecrets).
 	Known []string
 	// Watch, when set, is called before each plugin call with the size of
 	// its input, and what it returns after the call: a host whose plugin
@@ -177,7 +179,7 @@ func chunk(ctx context.Context, r *runner.Runner, cfg abi.Config, readState Stat
 		return nil, 0, err
 	}
 	req := abi.HandleRequest{Harness: abi.HarnessTranscript, Event: j.Format, Payload: payload, Config: cfg,
-		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared, Environ: knownEnviron(j.Known)}
+		NowMS: time.Now().UnixMilli(), Prepared: prep.Prepared, Environ: ownsecrets.Environ(ownsecrets.Present(j.Known, payload))}
 	if req.State, err = readState(prep.StateKeys); err != nil {
 		req.StateError = err.Error()
 	}

@@ -1,0 +1,238 @@
+package ownsecrets
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+)
+
+// maxDoc bounds what is read of one session document.
+const maxDoc = 1 << 20
+
+// doc is what a session document gave, with the stamp it was read at.
+type doc struct {
+	mod          time.Time
+	size         int64
+	cur, retired []string
+}
+
+// Gather is every value Fixed gives and the relay tokens of the session
+// documents in the state directory, within b: a hook process passes
+// Hook, `ctxhook index` Index.
+func Gather(p paths.Paths, b Bounds, envs ...func(string) string) []string {
+	var c Cache
+	c.scan(p.StateDir(), b.Docs)
+	return bound(slices.Concat(Fixed(p, envs...), c.tokens()), b.Bytes)
+}
+
+// Cache keeps the tokens of the session documents of one state directory
+// across the calls of a long-lived host (the daemon, the proxy, ctxhook
+// mcp), reading a document again only when its size or time changed.
+// The directory is listed again only when its own time changed since the
+// host last listed it or wrote a document itself (Wrote): the host's own
+// writes, the common case, cost no listing.
+type Cache struct {
+	mu    sync.Mutex
+	dir   string
+	stamp time.Time
+	docs  map[string]doc // by file name
+	// vals is the last answer, good while no document changed (dirty)
+	// and fixed still names the hook secret's and config's stamps and
+	// the store URLs the environment gave.
+	vals  []string
+	fixed string
+	dirty bool
+}
+
+var shared struct {
+	sync.Mutex
+	m map[string]*Cache
+}
+
+// Shared is the one Cache of a state directory in this process.
+func Shared(dir string) *Cache {
+	shared.Lock()
+	defer shared.Unlock()
+	if shared.m == nil {
+		shared.m = map[string]*Cache{}
+	}
+	c := shared.m[dir]
+	if c == nil {
+		c = &Cache{}
+		shared.m[dir] = c
+	}
+	return c
+}
+
+// Values is what Gather gives, from the cache.
+func (c *Cache) Values(p paths.Paths, envs ...func(string) string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dir := p.StateDir()
+	if fi, err := os.Stat(dir); err != nil || c.dir != dir || !fi.ModTime().Equal(c.stamp) {
+		c.scan(dir, Kept.Docs)
+	}
+	fixed := fixedStamp(p, envs)
+	if c.vals == nil || c.dirty || fixed != c.fixed {
+		c.vals, c.fixed, c.dirty = bound(slices.Concat(Fixed(p, envs...), c.tokens()), Kept.Bytes), fixed, false
+	}
+	return c.vals
+}
+
+// fixedStamp names what Fixed reads: the hook secret's and the config's
+// files by size and time, and the store URLs of envs.
+func fixedStamp(p paths.Paths, envs []func(string) string) string {
+	var b strings.Builder
+	for _, f := range []string{hooksecret.Path(p.Data), p.Config} {
+		if fi, err := os.Stat(f); err == nil {
+			fmt.Fprintf(&b, "%d/%d;", fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			b.WriteString("-;")
+		}
+	}
+	for _, getenv := range envs {
+		if getenv != nil {
+			b.WriteString(getenv(config.EnvStoreURL) + "\x00")
+		}
+	}
+	return b.String()
+}
+
+// Wrote tells the cache that this host wrote the document at path with
+// value: the cache takes its tokens and the directory's new time without
+// listing it. A document another process wrote meanwhile is seen at its
+// next write.
+func (c *Cache) Wrote(path, value string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.docs == nil || filepath.Dir(path) != c.dir {
+		return
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return
+	}
+	cur, retired := docTokens([]byte(value))
+	c.docs[filepath.Base(path)] = doc{fi.ModTime(), fi.Size(), cur, retired}
+	c.dirty = true
+	if di, err := os.Stat(c.dir); err == nil {
+		c.stamp = di.ModTime()
+	}
+}
+
+// scan lists dir and reads the newest n documents that changed since
+// they were last read. Only regular files are read (a link or a FIFO is
+// passed over).
+func (c *Cache) scan(dir string, n int) {
+	if di, err := os.Stat(dir); err == nil {
+		c.stamp = di.ModTime()
+	}
+	ents, err := os.ReadDir(dir)
+	old := c.docs
+	if c.dir != dir {
+		old = nil
+	}
+	c.dir, c.docs, c.dirty = dir, map[string]doc{}, true
+	if err != nil {
+		return
+	}
+	type entry struct {
+		name string
+		fi   os.FileInfo
+	}
+	var es []entry
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			es = append(es, entry{e.Name(), fi})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return b.fi.ModTime().Compare(a.fi.ModTime()) })
+	for _, e := range es[:min(len(es), n)] {
+		if d, ok := old[e.name]; ok && d.mod.Equal(e.fi.ModTime()) && d.size == e.fi.Size() {
+			c.docs[e.name] = d
+			continue
+		}
+		cur, retired := readTokens(filepath.Join(dir, e.name))
+		c.docs[e.name] = doc{e.fi.ModTime(), e.fi.Size(), cur, retired}
+	}
+}
+
+// tokens are the cached documents' tokens: the current ones of every
+// document, newest document first, then the retired ones.
+func (c *Cache) tokens() []string {
+	type named struct {
+		name string
+		d    doc
+	}
+	var ds []named
+	for name, d := range c.docs {
+		if len(d.cur)+len(d.retired) > 0 {
+			ds = append(ds, named{name, d})
+		}
+	}
+	slices.SortFunc(ds, func(a, b named) int {
+		return cmp.Or(b.d.mod.Compare(a.d.mod), strings.Compare(a.name, b.name))
+	})
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.d.cur...)
+	}
+	for _, d := range ds {
+		out = append(out, d.d.retired...)
+	}
+	return out
+}
+
+func readTokens(path string) (cur, retired []string) {
+	f, err := os.Open(path) // listed as a regular file of the user's 0700 directory
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxDoc))
+	if err != nil {
+		return nil, nil
+	}
+	return docTokens(b)
+}
+
+// docTokens reads a session document's "tokens" (current, by server)
+// and "retired" fields. Only their values are decoded, found by their
+// keys: a document is mostly long lists (answered calls, recent
+// results), and decoding all of it cost 0.3-1 ms a document. A key's
+// quotes can only be a key's in JSON (a string's own quotes are
+// escaped); a nested key of that name would only add values to redact.
+// Another document (Cursor's tool map) gives none.
+func docTokens(b []byte) (cur, retired []string) {
+	if i := bytes.Index(b, []byte(`"tokens":`)); i >= 0 {
+		var m map[string]string
+		if json.NewDecoder(bytes.NewReader(b[i+len(`"tokens":`):])).Decode(&m) == nil {
+			for _, s := range slices.Sorted(maps.Keys(m)) {
+				cur = append(cur, m[s])
+			}
+		}
+	}
+	if i := bytes.Index(b, []byte(`"retired":`)); i >= 0 {
+		json.NewDecoder(bytes.NewReader(b[i+len(`"retired":`):])).Decode(&retired)
+	}
+	return cur, retired
+}

@@ -1,0 +1,247 @@
+// Package ownsecrets gathers the secrets ctxhook itself holds, so that
+// the plugin redacts them by value from everything ctxhook stores or
+// serves: the hook secret of mcp_tool hooks, every relay token a session
+// document holds or retired (of every session, not only the one a hook
+// belongs to), and the password of the shared store's URL.
+//
+// A model with a shell can read any of them (`cat` of the hook secret's
+// file or of a session document, an MCP tool that reads files), and what
+// it read comes back to ctxhook as a tool result. No pattern rule knows
+// these values (a relay token has no fixed shape, the hook secret is 64
+// hex digits like any digest), but ctxhook knows each one exactly: it
+// hands them to the plugin as environment entries whose names the plugin
+// treats as sensitive (Environ), the way it hands over the caller's own
+// secret variables.
+//
+// Reading every session document costs too much for a hook (100 ms and
+// more for 600 documents of a busy relay user), so a long-lived host
+// keeps a Cache that reads a document again only when it changed, and a
+// hook process reads the newest few (Gather).
+package ownsecrets
+
+import (
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxhook/ctxhook/host/internal/config"
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
+	"github.com/ctxhook/ctxhook/host/internal/paths"
+)
+
+// Bounds limit what is read and handed to the plugin: every value is
+// sent with every hook and read by the guest. Newer documents come
+// first, and every document's current tokens before any retired one;
+// past the bounds a token is redacted only by the session it belongs to.
+type Bounds struct {
+	Docs  int // the newest session documents read
+	Bytes int // the values' total size
+}
+
+var (
+	// Hook bounds a hook process, which reads the documents on each call
+	// (64 documents of a busy relay user: about 2 ms, with 3-5 ms to list
+	// 600 of them).
+	Hook = Bounds{Docs: 64, Bytes: 64 << 10}
+	// Kept bounds a long-lived host's Cache, which reads a document once.
+	Kept = Bounds{Docs: 512, Bytes: 64 << 10}
+	// Index bounds `ctxhook index`, one run of many plugin calls.
+	Index = Bounds{Docs: 512, Bytes: 4 << 20}
+)
+
+const (
+	maxValues = 4096
+	minLen    = 8 // shorter values are not redacted (redact.MinKnownLen)
+	envPrefix = "CTXHOOK_OWN_"
+	envSuffix = "_TOKEN" // a name the plugin treats as a secret's (redact.SensitiveName)
+)
+
+// Present keeps the values that may occur in texts (a request's payload
+// and the files read for it): the guest pays for every value it is
+// handed (measured on a warm hook: 17 ms more for 32 KiB of values,
+// 100 ms for 256 KiB), and a value that occurs in none of what it reads
+// cannot reach what it writes. A value JSON could write escaped (a
+// quote, a backslash, a slash, <, >, &, a control or non-ASCII byte) is
+// always kept: it may be in the payload in another form.
+func Present(values []string, texts ...string) []string {
+	return newFinder(values).present(texts)
+}
+
+// finder tells which of its values occur in a text in one pass over it,
+// whatever their number: a value is minLen (8) bytes or more, so one of
+// its first four 4-byte pieces starts at an offset divisible by 4; the
+// text is read 4 bytes at a time, and a block that is such a piece is
+// compared in full. One strings.Contains per value cost 1-6 ms for 135
+// values on a 6.6 KB payload.
+type finder struct {
+	vals   []string
+	always []bool
+	at     map[uint32][]piece
+}
+
+type piece struct{ val, off int }
+
+func newFinder(values []string) *finder {
+	f := &finder{vals: values, always: make([]bool, len(values)), at: map[uint32][]piece{}}
+	for v, s := range values {
+		if len(s) < minLen || escapable(s) {
+			f.always[v] = true
+			continue
+		}
+		for off := 0; off < 4; off++ {
+			w := le32(s, off)
+			f.at[w] = append(f.at[w], piece{v, off})
+		}
+	}
+	return f
+}
+
+func le32(s string, i int) uint32 {
+	return uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+}
+
+func (f *finder) present(texts []string) []string {
+	found := slices.Clone(f.always)
+	for _, t := range texts {
+		for q := 0; q+4 <= len(t); q += 4 {
+			for _, pc := range f.at[le32(t, q)] {
+				v := f.vals[pc.val]
+				if p := q - pc.off; !found[pc.val] && p >= 0 && p+len(v) <= len(t) && t[p:p+len(v)] == v {
+					found[pc.val] = true
+				}
+			}
+		}
+	}
+	var out []string
+	for v, ok := range found {
+		if ok {
+			out = append(out, f.vals[v])
+		}
+	}
+	return out
+}
+
+func escapable(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f || strings.IndexByte(`"\/<>&`, c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Environ hands values to the plugin as environment entries whose names
+// it treats as a secret's; each value is then redacted wherever it
+// appears. The names are the plugin's business only: nothing stores or
+// echoes them.
+func Environ(values []string) []string {
+	env := make([]string, len(values))
+	for i, v := range values {
+		env[i] = envPrefix + strconv.Itoa(i) + envSuffix + "=" + v
+	}
+	return env
+}
+
+// Fixed is the values that do not come from session documents: the hook
+// secret (whatever the mode of its file: a secret others could read is
+// still one to keep out of the store) and the shared store's password,
+// from config.toml's [store] url and CTXHOOK_STORE_URL as each of envs
+// reads it (a daemon's own environment and a request's may differ).
+func Fixed(p paths.Paths, envs ...func(string) string) []string {
+	var out []string
+	if s := hookSecret(p); s != "" {
+		out = append(out, s)
+	}
+	return append(out, storePasswords(p.Config, envs)...)
+}
+
+// hookSecret reads the hook secret's file as a value to redact; a file
+// that is not a secret install wrote gives none.
+func hookSecret(p paths.Paths) string {
+	path := hooksecret.Path(p.Data)
+	if s, err := hooksecret.Read(path); err == nil {
+		return s
+	}
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 256 {
+		return ""
+	}
+	b, err := os.ReadFile(path)
+	if s := strings.TrimSpace(string(b)); err == nil && hooksecret.Valid(s) {
+		return s
+	}
+	return ""
+}
+
+// storePasswords are the passwords of the store URLs of the config file
+// and of the environment, as written and percent-decoded: a URL's
+// user information, and its password parameter.
+func storePasswords(configPath string, envs []func(string) string) []string {
+	var urls []string
+	if s, err := config.LoadStore(configPath, func(string) string { return "" }); err == nil && s.URL != "" {
+		urls = append(urls, s.URL)
+	}
+	for _, getenv := range envs {
+		if getenv == nil {
+			continue
+		}
+		if u := getenv(config.EnvStoreURL); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	var out []string
+	for _, raw := range urls {
+		out = append(out, URLPasswords(raw)...)
+	}
+	return out
+}
+
+// URLPasswords returns the passwords raw, a URL, carries, decoded and as
+// they are written in it (the forms differ when the password holds a
+// character the URL escapes).
+func URLPasswords(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	if pw, ok := u.User.Password(); ok {
+		out = append(out, pw)
+		if i := strings.Index(raw, "://"); i >= 0 {
+			auth := raw[i+3:]
+			if j := strings.IndexAny(auth, "/?#"); j >= 0 {
+				auth = auth[:j]
+			}
+			if at := strings.LastIndex(auth, "@"); at >= 0 {
+				if c := strings.IndexByte(auth[:at], ':'); c >= 0 {
+					out = append(out, auth[c+1:at])
+				}
+			}
+		}
+	}
+	for _, k := range []string{"password", "sslpassword"} {
+		for _, v := range u.Query()[k] {
+			out = append(out, v, url.QueryEscape(v))
+		}
+	}
+	return bound(out, len(raw))
+}
+
+// bound drops values too short to redact and duplicates, keeping the
+// first of each, within maxValues and maxBytes.
+func bound(vals []string, maxBytes int) []string {
+	var out []string
+	seen := map[string]bool{}
+	n := 0
+	for _, v := range vals {
+		if len(v) < minLen || seen[v] || len(out) == maxValues || n+len(v) > maxBytes {
+			continue
+		}
+		seen[v] = true
+		n += len(v)
+		out = append(out, v)
+	}
+	return slices.Clip(out)
+}
