@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
 )
 
@@ -72,6 +73,20 @@ func (j Journal) ours(path string, data, now []byte) bool {
 	}
 	r, ok := j.load(path)
 	return ok && r.Wrote != "" && r.Wrote == digest(data)
+}
+
+// fileMode is the mode a harness's file is written with: its own (cur),
+// except that a file holding the hook secret (mcp_tool hooks) becomes
+// the user's alone, whatever its directory lets others do, and gets its
+// original mode back once the secret has left it.
+func fileMode(cur, original os.FileMode, data []byte) os.FileMode {
+	if bytes.Contains(data, []byte(`"`+hooksecret.Field+`"`)) {
+		return cur &^ 0o077
+	}
+	if original != 0 && cur == original&^0o077 {
+		return original
+	}
+	return cur
 }
 
 func digest(b []byte) string {
@@ -144,7 +159,7 @@ func (j Journal) Write(p Plan, install bool) error {
 		if fi, err := os.Stat(p.Path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		if err := writeUserFile(p.Path, p.After, mode); err != nil {
+		if err := writeUserFile(p.Path, p.After, fileMode(mode, r.Mode, p.After)); err != nil {
 			return err
 		}
 	}
@@ -224,7 +239,7 @@ func (j Journal) Restore(dry bool) ([]Restored, error) {
 			if fi, err := os.Stat(r.Path); err == nil {
 				mode = fi.Mode().Perm()
 			}
-			if err := writeUserFile(r.Path, r.Original, mode); err != nil {
+			if err := writeUserFile(r.Path, r.Original, fileMode(mode, r.Mode, r.Original)); err != nil {
 				return out, err
 			}
 		} else {
