@@ -42,7 +42,7 @@ var envName = regexp.MustCompile(`^CTXHOOK_[A-Z0-9_]*[A-Z0-9_]`)
 // GoEnvVars lists the CTXHOOK_* names in the string literals of Go
 // files: every variable the code reads, or sets for a process it starts
 // (a literal such as "CTXHOOK_NO_DAEMON=1"). A name ending in "_" is a
-// family the code completes at run time (CTXHOOK_RELAY_<n>_TOKEN).
+// family the code completes at run time (CTXHOOK_OWN_<n>_TOKEN).
 func GoEnvVars(files []Source) ([]Entry, error) {
 	var out []Entry
 	for _, f := range files {
