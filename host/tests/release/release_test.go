@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -28,9 +29,23 @@ var knobs = []string{
 
 var built struct {
 	once             sync.Once
+	dir              string // removed by TestMain
 	release, knobbed string
 	noRedact         string
 	err              error
+}
+
+// TestMain removes the builds (about 100 MB) once every test has run:
+// make test fails on any ctxhook temp entry left behind.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		if err := os.RemoveAll(built.dir); err != nil {
+			fmt.Fprintln(os.Stderr, "release: remove the builds:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // binaries returns the directory of `make build`'s binaries, that of the
@@ -46,6 +61,7 @@ func binaries(t *testing.T) (release, knobbed, noRedact string) {
 			built.err = err
 			return
 		}
+		built.dir = dir
 		built.release, built.knobbed = filepath.Join(dir, "release"), filepath.Join(dir, "knobbed")
 		built.noRedact = filepath.Join(dir, "noredact.wasm")
 		steps := []*exec.Cmd{
@@ -134,6 +150,33 @@ func TestReleaseIgnoresTestPlugin(t *testing.T) {
 				t.Fatalf("search: %v %s", err, out)
 			}
 		})
+	}
+}
+
+// TestReleaseLeavesNoTemp runs one release test in a child process whose
+// TMPDIR is a fresh directory: once it has exited, nothing of it may be
+// left there (its builds are about 100 MB per run).
+func TestReleaseLeavesNoTemp(t *testing.T) {
+	if os.Getenv("CTXHOOK_RELEASE_CHILD") != "" {
+		t.Skip("the child runs the release tests only")
+	}
+	binaries(t) // skips under -short; warms the build cache for the child
+	tmp, err := os.MkdirTemp("", "release-tmp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	child := exec.Command(os.Args[0], "-test.run=^TestReleaseHasNoKnobs$", "-test.count=1")
+	child.Env = append(os.Environ(), "TMPDIR="+tmp, "CTXHOOK_RELEASE_CHILD=1")
+	if out, err := child.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v %s", err, out)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		t.Errorf("left in TMPDIR: %s", e.Name())
 	}
 }
 
