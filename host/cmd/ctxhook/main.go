@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"strconv"
 
 	"github.com/ctxhook/ctxhook/host/internal/cli"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
@@ -13,10 +12,10 @@ import (
 func main() {
 	// Started as the watchdog helper of another ctxhook process (systems
 	// without Linux's kernel timer; package watchdog).
-	if p := os.Getenv(platform.EnvWatchdogParent); p != "" {
-		if pid, err := strconv.Atoi(p); err == nil {
-			platform.ServeWatchdog(pid)
-		}
+	// Only when both the argument and the parent's pid say so: a stray
+	// variable is reported once and ignored.
+	if pid, ok := platform.WatchdogHelper(os.Args[1:], os.Getenv, os.Stderr); ok {
+		platform.ServeWatchdog(pid)
 		return
 	}
 	os.Exit(cli.Main(os.Args[1:], cli.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}, os.Getenv))

@@ -3,16 +3,45 @@ package platform
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// EnvWatchdogParent, set in a process's environment, makes it a watchdog helper
-// for the process it names (see ServeWatchdog); the ctxhook binary checks it
-// first thing.
+// EnvWatchdogParent names the process a watchdog helper watches (see
+// ServeWatchdog). Alone it does nothing: a process is the helper only
+// when it was started with HelperArg as its one argument and the pid is
+// its parent's (WatchdogHelper), so a stray value in an environment
+// cannot turn every ctxhook command into a helper.
 const EnvWatchdogParent = "CTXHOOK_WATCHDOG_PARENT"
+
+// HelperArg is the one argument the helper is started with.
+const HelperArg = "__ctxhook-watchdog-helper"
+
+// WatchdogHelper says whether this process was started as the watchdog
+// helper (args without the program name): HelperArg alone, and
+// EnvWatchdogParent naming this process's parent. It returns the pid to
+// watch. A value set without that is ignored with one line on stderr
+// (the caller runs normally); HelperArg without it is not the helper
+// either.
+func WatchdogHelper(args []string, getenv func(string) string, stderr io.Writer) (int, bool) {
+	v := getenv(EnvWatchdogParent)
+	if v == "" {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(v)
+	switch {
+	case err != nil || pid <= 0:
+		fmt.Fprintf(stderr, "ctxhook: ignoring %s=%q: not a pid\n", EnvWatchdogParent, v)
+	case pid != os.Getppid() || len(args) != 1 || args[0] != HelperArg:
+		fmt.Fprintf(stderr, "ctxhook: ignoring %s: this process was not started as the watchdog helper\n", EnvWatchdogParent)
+	default:
+		return pid, true
+	}
+	return 0, false
+}
 
 // ServeWatchdog is the helper's side, on systems without a kernel timer that
 // signals a process (timer_create is Linux's; see ArmWatchdog): a small process

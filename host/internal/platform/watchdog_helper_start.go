@@ -14,7 +14,8 @@ var helper struct {
 }
 
 // helperPipe starts the helper (this same binary, which runs ServeWatchdog when
-// it finds EnvWatchdogParent) once, and returns the pipe to it.
+// WatchdogHelper says it was started as the helper) once, and returns the
+// pipe to it.
 func helperPipe() *os.File {
 	helper.once.Do(func() {
 		self, err := os.Executable()
@@ -34,7 +35,7 @@ func helperPipe() *os.File {
 			w.Close()
 			return
 		}
-		p, err := os.StartProcess(self, []string{self}, &os.ProcAttr{
+		p, err := os.StartProcess(self, []string{self, HelperArg}, &os.ProcAttr{
 			Env:   append(os.Environ(), EnvWatchdogParent+"="+strconv.Itoa(os.Getpid())),
 			Files: []*os.File{r, null, null},
 		})

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,11 +13,7 @@ import (
 // watchdogRoles lets this test binary be the watchdog's helper, as the
 // ctxhook binary is, or a process the helper watches (TestMain).
 func watchdogRoles() {
-	if p := os.Getenv(EnvWatchdogParent); p != "" {
-		var pid int
-		for _, c := range p {
-			pid = pid*10 + int(c-'0')
-		}
+	if pid, ok := WatchdogHelper(os.Args[1:], os.Getenv, os.Stderr); ok {
 		ServeWatchdog(pid)
 		os.Exit(0)
 	}
@@ -72,5 +69,47 @@ func TestHelper(t *testing.T) {
 	out, err := cmd.Output()
 	if err != nil || string(out) != "survived\n" {
 		t.Fatalf("a disarmed process: %v %q", err, out)
+	}
+}
+
+// TestWatchdogHelperOnlyWhenStartedAsOne: the variable alone, a value
+// that is no pid, another process's pid, or the argument without the
+// parent's pid never make a helper; each stray value gets one stderr
+// line.
+func TestWatchdogHelperOnlyWhenStartedAsOne(t *testing.T) {
+	parent := strconv.Itoa(os.Getppid())
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		value  string
+		helper bool
+		warns  bool
+	}{
+		{"unset", []string{HelperArg}, "", false, false},
+		{"not a pid", nil, "notapid", false, true},
+		{"not a pid, with the argument", []string{HelperArg}, "notapid", false, true},
+		{"zero", []string{HelperArg}, "0", false, true},
+		{"the parent, no argument", nil, parent, false, true},
+		{"the parent, a command", []string{"hook", "claude-code", "PostToolUse"}, parent, false, true},
+		{"another pid, with the argument", []string{HelperArg}, "1", false, true},
+		{"the parent, the argument and more", []string{HelperArg, "x"}, parent, false, true},
+		{"the parent and the argument", []string{HelperArg}, parent, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr strings.Builder
+			env := func(k string) string {
+				if k == EnvWatchdogParent {
+					return tt.value
+				}
+				return ""
+			}
+			pid, ok := WatchdogHelper(tt.args, env, &stderr)
+			if ok != tt.helper || ok && strconv.Itoa(pid) != parent {
+				t.Fatalf("helper %v (pid %d), want %v", ok, pid, tt.helper)
+			}
+			if lines := strings.Count(stderr.String(), "\n"); lines != map[bool]int{true: 1}[tt.warns] {
+				t.Fatalf("stderr %q, want one line: %v", stderr.String(), tt.warns)
+			}
+		})
 	}
 }
