@@ -19,8 +19,8 @@ WASM_BUILD = GOTOOLCHAIN=$(WASM_TOOLCHAIN) GOOS=wasip1 GOARCH=wasm $(GO) build -
 all: build
 
 build: ## build bin/ctxhook and the hook client bin/ctxhook-hook
-	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN) ./host/cmd/ctxhook
-	CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=auto -o $(BIN)-hook ./host/cmd/ctxhook-hook
+	CGO_ENABLED=0 $(GO) build -tags= -trimpath -buildvcs=auto -o $(BIN) ./host/cmd/ctxhook
+	CGO_ENABLED=0 $(GO) build -tags= -trimpath -buildvcs=auto -o $(BIN)-hook ./host/cmd/ctxhook-hook
 
 plugin: ## rebuild plugin/plugin.wasm and its .sha256 from plugin/
 	$(WASM_BUILD) -o plugin/plugin.wasm ./plugin/guest
@@ -62,7 +62,9 @@ TESTTAGS = -tags ctxhook_testhooks
 # Release binaries are compiled with these flags everywhere (cross, wine,
 # tools/dist for dist-check and the npm packages), so each target's packages
 # are compiled once and every later build of it is a build-cache hit.
-RELEASE_FLAGS = -trimpath -buildvcs=false -ldflags="-s -w -buildid="
+# -tags= on the command line overrides any -tags a GOFLAGS (environment or
+# go env file) carries, so no release build gets the test knobs.
+RELEASE_FLAGS = -tags= -trimpath -buildvcs=false -ldflags="-s -w -buildid="
 
 # Vet and the test binaries are compiled with -trimpath and for a target
 # the release builds just compiled (linux/amd64, darwin/arm64,

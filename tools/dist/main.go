@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"debug/buildinfo"
 	"flag"
 	"fmt"
 	"io"
@@ -128,13 +129,17 @@ func run(out string, targets []string) error {
 		files := map[string][]byte{}
 		for _, cmd := range []string{"ctxhook", "ctxhook-hook"} {
 			bin := filepath.Join(build, name, cmd+exe)
-			c := exec.Command("go", "build", "-trimpath", "-buildvcs=false",
+			// -tags= overrides any -tags from GOFLAGS or a go env file.
+			c := exec.Command("go", "build", "-tags=", "-trimpath", "-buildvcs=false",
 				"-ldflags", "-s -w -buildid= -X github.com/ctxhook/ctxhook/internal/version.commit="+commit,
 				"-o", bin, "./host/cmd/"+cmd)
 			c.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0", "GOFLAGS=")
 			c.Stderr = os.Stderr
 			if err := c.Run(); err != nil {
 				return fmt.Errorf("%s: build %s: %v", t, cmd, err)
+			}
+			if err := releaseBuild(bin); err != nil {
+				return fmt.Errorf("%s: %v", t, err)
 			}
 			if files[cmd+exe], err = os.ReadFile(bin); err != nil {
 				return err
@@ -169,6 +174,22 @@ func run(out string, targets []string) error {
 	}
 	sort.Strings(sums)
 	return os.WriteFile(filepath.Join(out, "SHA256SUMS"), []byte(strings.Join(sums, "")), 0o644)
+}
+
+// releaseBuild refuses a binary whose build information carries a build
+// tag (the test knobs' ctxhook_testhooks among them): a release has none,
+// whatever GOFLAGS or a go env file said.
+func releaseBuild(bin string) error {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return fmt.Errorf("%s: no build information: %v", bin, err)
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-tags" && s.Value != "" {
+			return fmt.Errorf("%s was built with -tags %s: not a release build", bin, s.Value)
+		}
+	}
+	return nil
 }
 
 func mode(name string) int64 {

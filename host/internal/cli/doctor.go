@@ -22,6 +22,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/install"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/internal/platform"
+	"github.com/ctxhook/ctxhook/host/internal/testhooks"
 	"github.com/ctxhook/ctxhook/host/runner"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/plugin"
@@ -39,6 +40,9 @@ func runDoctor(ctx context.Context, env Env, args []string) int {
 	c := &checks{w: env.Stdout}
 	fmt.Fprintln(c.w, "ctxhook")
 	c.ok("binary %s (%s)", executable(), Version())
+	if testhooks.Enabled {
+		fmt.Fprintln(c.w, "  !!    "+knobBuildWarning)
+	}
 	p, err := resolvePaths(env)
 	if err != nil {
 		c.bad("%v", err)

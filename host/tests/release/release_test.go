@@ -216,3 +216,43 @@ func filesHolding(t *testing.T, dir, s string) []string {
 	})
 	return out
 }
+
+// TestReleaseIgnoresGoFlagsTags: `make build` under a go env file and a
+// GOFLAGS that both ask for -tags ctxhook_testhooks still builds a
+// binary without the knobs: its build information has no -tags and
+// --version gives no warning, while the knobbed build's --version and
+// doctor say plainly that it is a test-knob build.
+func TestReleaseIgnoresGoFlagsTags(t *testing.T) {
+	_, knobbed, _ := binaries(t) // skips under -short
+	dir := t.TempDir()
+	goenv := filepath.Join(dir, "go.env")
+	if err := os.WriteFile(goenv, []byte("GOFLAGS=-tags="+testhooks.Tag+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "ctxhook")
+	for _, env := range [][]string{{"GOENV=" + goenv}, {"GOENV=" + goenv, "GOFLAGS=-tags=" + testhooks.Tag}} {
+		c := exec.Command("make", "-C", "../../..", "build", "BIN="+bin)
+		c.Env = append(os.Environ(), env...)
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%v make build: %v %s", env, err, out)
+		}
+		for _, b := range []string{bin, bin + "-hook"} {
+			out, err := exec.Command("go", "version", "-m", b).Output()
+			if err != nil || strings.Contains(string(out), "-tags") {
+				t.Fatalf("%v: go version -m %s: %v\n%s", env, b, err, out)
+			}
+		}
+		if out, _ := exec.Command(bin, "--version").Output(); strings.Contains(string(out), "TEST-KNOB") {
+			t.Fatalf("%v: the release build says %s", env, out)
+		}
+	}
+	home := t.TempDir()
+	for _, args := range [][]string{{"--version"}, {"doctor", "claude-code"}} {
+		c := exec.Command(filepath.Join(knobbed, "ctxhook"), args...)
+		c.Env = []string{"CTXHOOK_HOME=" + home, "HOME=" + home, "PATH=" + os.Getenv("PATH"), "CTXHOOK_NO_DAEMON=1"}
+		out, _ := c.Output()
+		if !strings.Contains(string(out), "TEST-KNOB BUILD") {
+			t.Fatalf("the knobbed build's %v does not say what it is:\n%s", args, out)
+		}
+	}
+}
