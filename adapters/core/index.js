@@ -20,7 +20,7 @@ import createPlugin from "@extism/extism";
 import { WASI } from "node:wasi";
 import { execFile, spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
-import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import net from "node:net";
 import { fileURLToPath } from "node:url";
@@ -449,6 +449,38 @@ function installedPackage(name, from) {
   }
 }
 
+// ownBinary says why the binary CTXHOOK_BIN names must not be run, or
+// null when it may: every link on the way is this user's, and the file at
+// the end is a regular file of this user's that no one else may write, in
+// a directory of this user's that no one else may write. That binary gets
+// every payload whole and decides what is stored, so a variable alone
+// must not choose a file another user planted or can rewrite (as
+// ctxhook-hook checks it). Windows has no such bits here: not checked.
+function ownBinary(file) {
+  if (typeof process.geteuid !== "function") return null;
+  const uid = process.geteuid();
+  let p = path.resolve(file);
+  try {
+    for (let hops = 0; hops < 40; hops++) {
+      const st = lstatSync(p);
+      if (st.isSymbolicLink()) {
+        if (st.uid !== uid) return `${p} is a symbolic link of uid ${st.uid}, not of this user (${uid})`;
+        p = path.resolve(path.dirname(p), readlinkSync(p));
+        continue;
+      }
+      if (!st.isFile()) return `${p} is not a regular file`;
+      for (const [name, s] of [[p, st], [path.dirname(p), statSync(path.dirname(p))]]) {
+        if (s.uid !== uid) return `${name} is owned by uid ${s.uid}, not by this user (${uid})`;
+        if (s.mode & 0o022) return `${name} is writable by others (mode ${(s.mode & 0o777).toString(8)})`;
+      }
+      return null;
+    }
+    return `${file}: too many symbolic links`;
+  } catch (e) {
+    return `${file}: ${e.code ?? e.message}`;
+  }
+}
+
 // Host decides hook calls with one loaded plugin.
 class Host {
   /**
@@ -467,7 +499,13 @@ class Host {
   static async load(opts = {}) {
     const env = opts.env ?? process.env;
     const plugin = await loadPlugin(opts.wasm);
-    return new Host(plugin, opts.ctxhook ?? env.CTXHOOK_BIN ?? npmBinary() ?? "ctxhook", env, opts.log, opts);
+    let bin = opts.ctxhook;
+    if (bin === undefined && env.CTXHOOK_BIN) {
+      const why = ownBinary(env.CTXHOOK_BIN);
+      if (why === null) bin = env.CTXHOOK_BIN;
+      else (opts.log ?? ((msg) => process.stderr.write(`ctxhook: ${msg}\n`)))(`ignoring CTXHOOK_BIN (${why}); using the installed ctxhook`);
+    }
+    return new Host(plugin, bin ?? npmBinary() ?? "ctxhook", env, opts.log, opts);
   }
 
   constructor(plugin, bin, env, log, opts = {}) {

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
@@ -324,16 +325,38 @@ func readAll(f *os.File) []byte {
 	return b
 }
 
-// full is the ctxhook binary: CTXHOOK_BIN, else next to this one.
+// full is the ctxhook binary: CTXHOOK_BIN when it names a binary of this
+// user's that no one else may change (ownBinary), else the one next to
+// this client. The binary gets the whole unredacted payload and decides
+// what is stored and answered, so a variable alone must not choose a
+// file another user planted or can rewrite.
 func full() string {
 	if b := os.Getenv("CTXHOOK_BIN"); b != "" {
-		return b
+		err := ownBinary(b)
+		if err == nil {
+			return b
+		}
+		binRefused.Do(func() {
+			os.Stderr.WriteString("ctxhook: ignoring CTXHOOK_BIN (" + err.Error() + "); using the ctxhook beside this client\n")
+		})
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return "ctxhook"
 	}
 	return filepath.Join(filepath.Dir(self), "ctxhook"+exeSuffix)
+}
+
+// binRefused says once per process that CTXHOOK_BIN was ignored.
+var binRefused sync.Once
+
+// ownBinary checks the file CTXHOOK_BIN names as ctxhook checks a file it
+// writes through a link: every link on the way is this user's, and the
+// file at the end is a regular file of this user's that no one else may
+// write, in a directory no one else may write.
+func ownBinary(path string) error {
+	_, err := platform.LinkTarget(path)
+	return err
 }
 
 // spawnDaemon starts `ctxhook daemon` detached, for the next hook. The
