@@ -137,12 +137,17 @@ unit: adapters ## unit, conformance and differential tests (Go, then the JS adap
 # adapters/package-lock.json) where a build exists.
 BUN = adapters/node_modules/@oven/bun-linux-x64/bin/bun
 
+# The tests that need a knob (a daemon of another build) start
+# $(KNOB_BIN), built with $(TESTTAGS); everything else runs $(BIN).
+KNOB_BIN = bin/knobs/ctxhook
+
 js: build adapters ## the JS adapters' tests (on Node, then on Bun): conformance corpus, daemon path, OpenCode loader, Agent SDK callbacks
-	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) NODE_NO_WARNINGS=1 node --test $(patsubst adapters/%,%,$(wildcard adapters/*/test/))
+	CGO_ENABLED=0 $(GO) build $(TESTTAGS) -trimpath -o $(KNOB_BIN) ./host/cmd/ctxhook
+	cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) CTXHOOK_KNOB_BIN=$(CURDIR)/$(KNOB_BIN) NODE_NO_WARNINGS=1 node --test $(patsubst adapters/%,%,$(wildcard adapters/*/test/))
 	node --test npm/ctxhook/test/
 	@if [ -x $(BUN) ]; then \
 	  echo "cd adapters && $(CURDIR)/$(BUN) test --timeout 120000 ./core/test/ ./opencode/test/ ./agent-sdk/test/"; \
-	  cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) $(CURDIR)/$(BUN) test --timeout 120000 ./core/test/ ./opencode/test/ ./agent-sdk/test/; \
+	  cd adapters && CTXHOOK_BIN=$(CURDIR)/$(BIN) CTXHOOK_KNOB_BIN=$(CURDIR)/$(KNOB_BIN) $(CURDIR)/$(BUN) test --timeout 120000 ./core/test/ ./opencode/test/ ./agent-sdk/test/; \
 	else echo "no Bun build for this platform: the JS adapters were tested on Node only"; fi
 
 adapters: adapters/node_modules/.package-lock.json ## install the JS adapters' one dependency (@extism/extism)

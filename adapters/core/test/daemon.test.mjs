@@ -9,7 +9,7 @@ import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Host } from "../index.js";
-import { bin, cleanup, daemonPids, freshHome, search, searchSoon, socketInfo, socketUp, startDaemon, until } from "../testing/daemons.mjs";
+import { bin, cleanup, daemonPids, freshHome, knobBuild, search, searchSoon, socketInfo, socketUp, startDaemon, until } from "../testing/daemons.mjs";
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
@@ -111,7 +111,9 @@ test("no daemon: loading the host starts one; calls before it is up are decided 
 }));
 
 test("a daemon of another build answers mismatch: decided in-process, and that daemon retires", () => withHome(async (home, env) => {
-  const other = await startDaemon(env, { CTXHOOK_DAEMON_TEST_BUILD_ID: "another-build" });
+  // A release build ignores the knob that names another build: the
+  // daemon comes from the test-knob build.
+  const other = await startDaemon(env, { CTXHOOK_DAEMON_TEST_BUILD_ID: "another-build" }, knobBuild());
   const { host, logs } = await load(env);
   try {
     const d = await host.decide("opencode", "tool.execute.after", after);

@@ -14,6 +14,26 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../.
 export const bin = process.env.CTXHOOK_BIN ?? path.join(repo, "bin/ctxhook");
 
 /**
+ * knobBin is ctxhook built with the test knobs (make js builds it with
+ * -tags ctxhook_testhooks): CTXHOOK_KNOB_BIN, else bin/knobs/ctxhook.
+ * Release builds ignore the knobs, so the tests that need one (a daemon
+ * of another build) start this binary. knobBuild() checks it is one.
+ */
+export const knobBin = process.env.CTXHOOK_KNOB_BIN ?? path.join(repo, "bin/knobs/ctxhook");
+
+/** knobBuild throws unless knobBin is a build that reads the test knobs. */
+export function knobBuild() {
+  let out = "";
+  try {
+    out = execFileSync(knobBin, ["--version"]).toString();
+  } catch (e) {
+    throw new Error(`no test-knob build at ${knobBin} (make js builds one): ${e.message}`);
+  }
+  if (!out.includes("TEST-KNOB BUILD")) throw new Error(`${knobBin} is a release build: it ignores the test knobs (make js builds one with -tags ctxhook_testhooks)`);
+  return knobBin;
+}
+
+/**
  * freshHome makes a CTXHOOK_HOME with a config relaying the "tickets"
  * server. It is short (os.tmpdir() and a short prefix): the daemon's
  * socket path must fit in a sockaddr_un (108 bytes).
@@ -49,11 +69,12 @@ export function socketUp(path) {
 
 /**
  * startDaemon runs `ctxhook daemon` for env (extra variables on top) and
- * resolves once its socket exists; the child process is returned.
+ * resolves once its socket exists; the child process is returned. daemon
+ * is the binary to run (knobBuild() for one that reads the test knobs).
  */
-export async function startDaemon(env, extra = {}) {
+export async function startDaemon(env, extra = {}, daemon = bin) {
   const { socket } = socketInfo(env);
-  const child = spawn(bin, ["daemon"], { env: { ...env, ...extra }, stdio: "ignore" });
+  const child = spawn(daemon, ["daemon"], { env: { ...env, ...extra }, stdio: "ignore" });
   const up = await until(() => socketUp(socket), 60000);
   if (!up) {
     child.kill("SIGKILL");
