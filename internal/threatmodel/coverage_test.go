@@ -135,7 +135,7 @@ func missingNames(t *testing.T, rows []Row, r *Release) map[string]bool {
 }
 
 func clone(r *Release) *Release {
-	c := &Release{Go: map[string][]Source{}, JS: map[string][]Source{}, Harnesses: r.Harnesses}
+	c := &Release{Go: map[string][]Source{}, JS: map[string][]Source{}, JSOther: r.JSOther, Harnesses: r.Harnesses}
 	for k, v := range r.Go {
 		c.Go[k] = append([]Source(nil), v...)
 	}

@@ -1,6 +1,7 @@
 package threatmodel
 
 import (
+	"bytes"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -52,16 +53,33 @@ func GoEnvVars(files []Source) ([]Entry, error) {
 			return nil, err
 		}
 		ast.Inspect(af, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			s, err := strconv.Unquote(lit.Value)
-			if err != nil {
-				return true
-			}
-			if m := envName.FindString(s); m != "" && m != "CTXHOOK_" {
-				out = append(out, Entry{EnvVar, m, fset.Position(lit.Pos()).String()})
+			switch n := n.(type) {
+			case *ast.BinaryExpr:
+				// "CTXHOOK_" + "NAME": the name the constants make.
+				if s, ok := foldString(n); ok {
+					if m := envName.FindString(s); m != "" && m != "CTXHOOK_" {
+						out = append(out, Entry{EnvVar, m, fset.Position(n.Pos()).String()})
+					}
+				}
+			case *ast.CallExpr:
+				// A reader given a name built at run time: reported, so
+				// that a row must say which names it can read.
+				if name := envReader(n); name != "" && len(n.Args) > 0 {
+					if _, ok := foldString(n.Args[0]); !ok && builtFromPrefix(n.Args[0]) {
+						out = append(out, Entry{EnvVar, "CTXHOOK_<built at " + fset.Position(n.Pos()).String() + ">", fset.Position(n.Pos()).String()})
+					}
+				}
+			case *ast.BasicLit:
+				if n.Kind != token.STRING {
+					return true
+				}
+				s, err := strconv.Unquote(n.Value)
+				if err != nil {
+					return true
+				}
+				if m := envName.FindString(s); m != "" && m != "CTXHOOK_" {
+					out = append(out, Entry{EnvVar, m, fset.Position(n.Pos()).String()})
+				}
 			}
 			return true
 		})
@@ -69,48 +87,167 @@ func GoEnvVars(files []Source) ([]Entry, error) {
 	return dedup(out), nil
 }
 
-var jsEnv = regexp.MustCompile(`CTXHOOK_[A-Z0-9_]*[A-Z0-9]`)
+// envReader names the environment reader a call is (os.Getenv,
+// os.LookupEnv, syscall.Getenv, or an injected getenv), or "".
+func envReader(c *ast.CallExpr) string {
+	switch f := c.Fun.(type) {
+	case *ast.SelectorExpr:
+		switch f.Sel.Name {
+		case "Getenv", "LookupEnv":
+			return f.Sel.Name
+		}
+	case *ast.Ident:
+		if strings.EqualFold(f.Name, "getenv") {
+			return f.Name
+		}
+	}
+	return ""
+}
+
+// foldString is the value of a string expression made of literals and
+// +, when it is constant.
+func foldString(e ast.Expr) (string, bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind == token.STRING {
+			s, err := strconv.Unquote(e.Value)
+			return s, err == nil
+		}
+	case *ast.ParenExpr:
+		return foldString(e.X)
+	case *ast.BinaryExpr:
+		if e.Op == token.ADD {
+			a, ok1 := foldString(e.X)
+			b, ok2 := foldString(e.Y)
+			return a + b, ok1 && ok2
+		}
+	}
+	return "", false
+}
+
+// builtFromPrefix reports an expression that builds a name from a
+// "CTXHOOK_" literal at run time: a concatenation, fmt.Sprintf or
+// strings.ToUpper and the like around one.
+func builtFromPrefix(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.Contains(strings.ToUpper(lit.Value), "CTXHOOK_") {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// environScans lists the places that read os.Environ() and compare its
+// entries with a "CTXHOOK_" prefix: every variable such a scan takes is
+// read without its name in the code.
+func environScans(files []Source) ([]Entry, error) {
+	var out []Entry
+	for _, f := range files {
+		if !bytes.Contains(f.Text, []byte("Environ()")) || !bytes.Contains(f.Text, []byte(`"CTXHOOK_"`)) {
+			continue
+		}
+		fset := token.NewFileSet()
+		af, err := parser.ParseFile(fset, f.Name, f.Text, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range af.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			environ, prefix := false, token.NoPos
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.SelectorExpr:
+					environ = environ || n.Sel.Name == "Environ"
+				case *ast.CallExpr:
+					if sel, ok := n.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "HasPrefix" || sel.Sel.Name == "CutPrefix") && len(n.Args) == 2 {
+						if s, ok := foldString(n.Args[1]); ok && s == "CTXHOOK_" {
+							prefix = n.Pos()
+						}
+					}
+				}
+				return true
+			})
+			if environ && prefix.IsValid() {
+				at := fset.Position(prefix).String()
+				out = append(out, Entry{EnvVar, "CTXHOOK_<scan of os.Environ in " + fn.Name.Name + ">", at})
+			}
+		}
+	}
+	return out, nil
+}
+
+var (
+	jsEnv = regexp.MustCompile(`CTXHOOK_[A-Z0-9_]*[A-Z0-9]`)
+	// A name completed at run time: `CTXHOOK_${x}` or "CTXHOOK_" + x.
+	jsEnvBuilt = regexp.MustCompile("CTXHOOK_[A-Z0-9_]*(?:\\$\\{|[\"'`]\\s*\\+)")
+)
 
 // JSEnvVars lists the CTXHOOK_* names a JavaScript file's code (not its
-// comments) mentions.
+// comments) mentions, and each name it builds at run time.
 func JSEnvVars(files []Source) []Entry {
 	var out []Entry
 	for _, f := range files {
-		for i, line := range strings.Split(string(f.Text), "\n") {
-			code := jsCode(line)
+		for i, code := range strings.Split(jsStrip(f.Text), "\n") {
+			at := f.Name + ":" + strconv.Itoa(i+1)
 			for _, m := range jsEnv.FindAllString(code, -1) {
-				out = append(out, Entry{EnvVar, m, f.Name + ":" + strconv.Itoa(i+1)})
+				out = append(out, Entry{EnvVar, m, at})
+			}
+			if jsEnvBuilt.MatchString(code) {
+				out = append(out, Entry{EnvVar, "CTXHOOK_<built at " + at + ">", at})
 			}
 		}
 	}
 	return dedup(out)
 }
 
-// jsCode is a line without a comment: a line that starts one (JSDoc's
-// "*" too), or what follows "//" outside a string. Good enough for the
-// adapters' own style; a variable named only in a comment is not read.
-func jsCode(line string) string {
-	t := strings.TrimSpace(line)
-	if strings.HasPrefix(t, "//") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "/*") {
-		return ""
-	}
+// jsStrip is a JavaScript file's text with its comments (// to the end
+// of the line, /* ... */ across lines) blanked outside strings and
+// template literals, newlines kept: a name only a comment mentions is not
+// read, and a line of code that starts with "*" is still code.
+func jsStrip(src []byte) string {
+	b := []byte(string(src))
 	quote := byte(0)
-	for i := 0; i+1 < len(line); i++ {
-		switch c := line[i]; {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
 		case quote != 0 && c == '\\':
 			i++
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote == 0 && (c == '"' || c == '\'' || c == '`'):
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'' || c == '`':
 			quote = c
-		case quote == 0 && c == '/' && line[i+1] == '/':
-			return line[:i]
+		case c == '/' && i+1 < len(b) && b[i+1] == '/':
+			for ; i < len(b) && b[i] != '\n'; i++ {
+				b[i] = ' '
+			}
+		case c == '/' && i+1 < len(b) && b[i+1] == '*':
+			for ; i < len(b) && !(b[i] == '*' && i+1 < len(b) && b[i+1] == '/'); i++ {
+				if b[i] != '\n' {
+					b[i] = ' '
+				}
+			}
+			if i+1 < len(b) {
+				b[i], b[i+1] = ' ', ' '
+				i++
+			}
 		}
 	}
-	return line
+	return string(b)
 }
 
-var jsExport = regexp.MustCompile(`(?m)^export\s+(?:(default)\b|(?:async\s+)?(?:function\*?|const|let|var|class)\s+([A-Za-z_$][\w$]*)|\{([^}]*)\})`)
+var (
+	jsExport = regexp.MustCompile(`(?m)^[ \t]*export\s+(?:(default)\b|(?:async\s+)?(?:function\s*\*?|const|let|var|class)\s*([A-Za-z_$][\w$]*)|\{([^}]*)\}|(\*)(?:\s+as\s+([A-Za-z_$][\w$]*))?\s+from)`)
+	// CommonJS: module.exports.x =, exports.x =, module.exports = { a, b } or = x.
+	cjsExport    = regexp.MustCompile(`(?m)^[ \t]*(?:module\.)?exports(?:\.([A-Za-z_$][\w$]*)|\[\s*["']([^"']+)["']\s*\])\s*=`)
+	cjsExportAll = regexp.MustCompile(`(?m)^[ \t]*module\.exports\s*=\s*(\{[^}]*\}|[A-Za-z_$][\w$]*)`)
+)
 
 // JSExports lists what an adapter's module exports, as "<module> <name>"
 // ("default" for a default export).
@@ -118,6 +255,12 @@ func JSExports(module string, f Source) []Entry {
 	var out []Entry
 	for _, m := range jsExport.FindAllStringSubmatch(string(f.Text), -1) {
 		names := []string{m[1] + m[2]}
+		if m[4] != "" { // export * from "x": everything x exports
+			names = []string{"*"}
+			if m[5] != "" {
+				names = []string{m[5]}
+			}
+		}
 		if m[3] != "" {
 			names = nil
 			for _, n := range strings.Split(m[3], ",") {
@@ -130,12 +273,28 @@ func JSExports(module string, f Source) []Entry {
 			out = append(out, Entry{JSExport, module + " " + n, f.Name})
 		}
 	}
+	for _, m := range cjsExport.FindAllStringSubmatch(string(f.Text), -1) {
+		out = append(out, Entry{JSExport, module + " " + m[1] + m[2], f.Name})
+	}
+	for _, m := range cjsExportAll.FindAllStringSubmatch(string(f.Text), -1) {
+		if !strings.HasPrefix(m[1], "{") {
+			out = append(out, Entry{JSExport, module + " default", f.Name})
+			continue
+		}
+		for _, n := range strings.Split(strings.Trim(m[1], "{}"), ",") {
+			key, _, _ := strings.Cut(n, ":")
+			if key = strings.TrimSpace(key); key != "" {
+				out = append(out, Entry{JSExport, module + " " + key, f.Name})
+			}
+		}
+	}
 	return dedup(out)
 }
 
 // HookScripts lists the harnesses for which `ctxhook install` writes
 // something the harness runs (hook entries, hook scripts, a loader or an
-// extension), from harness-configs/harnesses.json.
+// extension, or a kind not known to write nothing), from
+// harness-configs/harnesses.json.
 func HookScripts(harnessesJSON []byte) ([]Entry, error) {
 	var hs []struct{ Name, Kind string }
 	if err := json.Unmarshal(harnessesJSON, &hs); err != nil {
@@ -144,17 +303,38 @@ func HookScripts(harnessesJSON []byte) ([]Entry, error) {
 	var out []Entry
 	for _, h := range hs {
 		switch h.Kind {
-		case "hook-file", "hook-script", "loader", "extension":
+		case "proxy-only", "library":
+			// install writes nothing the harness runs: MCP entries through
+			// ctxhook proxy, or a library the user's code imports.
+		default: // hook-file, hook-script, loader, extension, and any new kind
 			out = append(out, Entry{HookScript, "hooks: " + h.Name, "harnesses.json (" + h.Kind + ")"})
 		}
 	}
 	return out, nil
 }
 
+// sqlIdent is a name, schema-qualified or not, quoted or not.
+// A part built with fmt (%s, %[1]s) counts as a name too.
+const sqlIdent = `((?:"[^"]+"|[a-z_%][a-z0-9_$%\[\]]*)(?:\s*\.\s*(?:"[^"]+"|[a-z_%][a-z0-9_$%\[\]]*))?)`
+
 var (
-	sqlFunction = regexp.MustCompile(`(?i)\bCREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*)\s*\(`)
-	sqlGrant    = regexp.MustCompile(`(?is)\bGRANT\s+(.+?)\s+TO(?:\s+([a-z_][a-z0-9_]*)|\s*$)`)
+	sqlFunction = regexp.MustCompile(`(?i)\bCREATE\s+(?:OR\s+REPLACE\s+)?(?:FUNCTION|PROCEDURE)\s+` + sqlIdent + `\s*\(`)
+	// Statements that change who may do what without creating a function.
+	sqlAlter = []*regexp.Regexp{
+		regexp.MustCompile(`(?is)\bALTER\s+(?:FUNCTION|PROCEDURE|ROUTINE)\s+` + sqlIdent + `[^;]*?\bSECURITY\s+DEFINER`),
+		regexp.MustCompile(`(?is)\bCREATE\s+POLICY\s+` + sqlIdent + `\s+ON\s+` + sqlIdent),
+		regexp.MustCompile(`(?is)\bALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(?:ONLY\s+)?` + sqlIdent + `\s+(?:DISABLE|NO\s+FORCE)\s+ROW\s+LEVEL\s+SECURITY`),
+		regexp.MustCompile(`(?is)\bALTER\s+DEFAULT\s+PRIVILEGES\b[^;]*`),
+	}
+	// GRANT ... TO <grantees> [WITH GRANT OPTION | WITH ADMIN OPTION]: the
+	// whole grantee list, to the statement's end.
+	sqlGrant = regexp.MustCompile(`(?is)\bGRANT\s+(.+?)\s+TO\b([^;]*)`)
 )
+
+// sqlIdentName is an identifier as a row names it: unquoted, spaces removed.
+func sqlIdentName(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(strings.Join(strings.Fields(s), ""), `"`, ""), "public.", "")
+}
 
 // SQLEntries lists the functions the schema creates and every grant, one
 // per object and grantee, from the string literals of Go files. A grant's
@@ -170,11 +350,19 @@ func SQLEntries(files []Source) ([]Entry, error) {
 		}
 		for _, s := range lits {
 			for _, m := range sqlFunction.FindAllStringSubmatch(s, -1) {
-				out = append(out, Entry{SQL, m[1], f.Name})
+				out = append(out, Entry{SQL, sqlIdentName(m[1]), f.Name})
+			}
+			for _, re := range sqlAlter {
+				for _, m := range re.FindAllString(s, -1) {
+					name := strings.ReplaceAll(strings.ReplaceAll(strings.Join(strings.Fields(m), " "), `"`, ""), "public.", "")
+					out = append(out, Entry{SQL, name, f.Name})
+				}
 			}
 			for _, m := range sqlGrant.FindAllStringSubmatch(s, -1) {
-				for _, g := range grants(m[1], m[2]) {
-					out = append(out, Entry{SQL, g, f.Name})
+				for _, to := range grantees(m[2]) {
+					for _, g := range grants(m[1], to) {
+						out = append(out, Entry{SQL, g, f.Name})
+					}
 				}
 			}
 		}
@@ -182,12 +370,37 @@ func SQLEntries(files []Source) ([]Entry, error) {
 	return dedup(out), nil
 }
 
+// grantees splits a grant's "TO" list: each role, with " WITH GRANT
+// OPTION" (or ADMIN) kept on every one, since it widens each; an empty
+// list is one the code appends at run time ("").
+func grantees(list string) []string {
+	list = strings.Join(strings.Fields(list), " ")
+	with := ""
+	if i := strings.Index(strings.ToUpper(list), " WITH "); i >= 0 || strings.HasPrefix(strings.ToUpper(list), "WITH ") {
+		if i < 0 {
+			i = 0
+		}
+		with, list = " "+strings.TrimSpace(list[i:]), list[:i]
+	}
+	var out []string
+	for _, g := range strings.Split(list, ",") {
+		if g = strings.TrimSpace(g); g != "" || len(out) == 0 {
+			if g == "" {
+				g = "<user>"
+			}
+			n := sqlIdentName(g)
+			if n == "" { // quotes alone: keep what was written
+				n = g
+			}
+			out = append(out, n+with)
+		}
+	}
+	return out
+}
+
 // grants splits one GRANT's objects: "SELECT ON a, b" gives one name each.
 func grants(what, to string) []string {
 	what = strings.Join(strings.Fields(what), " ")
-	if to == "" {
-		to = "<user>"
-	}
 	privs, objs, ok := strings.Cut(what, " ON ")
 	if !ok {
 		return []string{"GRANT " + what + " TO " + to}

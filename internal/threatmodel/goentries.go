@@ -71,21 +71,32 @@ func ConfigKeys(files []Source) ([]Entry, error) {
 	var walk func(table string, st *ast.StructType, depth int)
 	walk = func(table string, st *ast.StructType, depth int) {
 		for _, f := range st.Fields.List {
-			name := tomlName(f)
-			if name == "" {
-				continue
-			}
-			t := f.Type
-			if m, ok := t.(*ast.MapType); ok && depth == 0 {
-				if _, isStruct := p.resolve(m.Value).(*ast.StructType); isStruct {
-					name, t = name+".X", m.Value
+			if len(f.Names) == 0 { // embedded: its fields are this table's
+				if s, ok := p.resolve(unstar(f.Type)).(*ast.StructType); ok && tomlName(f, "") == "" {
+					walk(table, s, depth)
+					continue
 				}
 			}
-			if s, ok := p.resolve(t).(*ast.StructType); ok && depth == 0 {
-				walk(name, s, depth+1)
-				continue
+			for _, id := range f.Names {
+				if !id.IsExported() {
+					continue
+				}
+				name := tomlName(f, id.Name)
+				if name == "-" {
+					continue
+				}
+				t := f.Type
+				if m, ok := t.(*ast.MapType); ok && depth == 0 {
+					if _, isStruct := p.resolve(m.Value).(*ast.StructType); isStruct {
+						name, t = name+".X", m.Value
+					}
+				}
+				if s, ok := p.resolve(unstar(t)).(*ast.StructType); ok && depth == 0 {
+					walk(name, s, depth+1)
+					continue
+				}
+				out = append(out, Entry{ConfigKey, "[" + table + "] " + name, p.fset.Position(f.Pos()).String()})
 			}
-			out = append(out, Entry{ConfigKey, "[" + table + "] " + name, p.fset.Position(f.Pos()).String()})
 		}
 	}
 	walk("", root, 0)
@@ -99,13 +110,24 @@ func (p *pkg) resolve(t ast.Expr) ast.Expr {
 	return t
 }
 
-func tomlName(f *ast.Field) string {
-	if f.Tag == nil || len(f.Names) == 0 {
-		return ""
+// tomlName is the key the TOML decoder gives a field: its toml tag's
+// name, else the field's own name (BurntSushi/toml matches it, case
+// folded), "-" for a field it skips.
+func tomlName(f *ast.Field, field string) string {
+	if f.Tag != nil {
+		tag, _ := strconv.Unquote(f.Tag.Value)
+		if name, _, _ := strings.Cut(reflect.StructTag(tag).Get("toml"), ","); name != "" {
+			return name
+		}
 	}
-	tag, _ := strconv.Unquote(f.Tag.Value)
-	name, _, _ := strings.Cut(reflect.StructTag(tag).Get("toml"), ",")
-	return name
+	return field
+}
+
+func unstar(t ast.Expr) ast.Expr {
+	if s, ok := t.(*ast.StarExpr); ok {
+		return s.X
+	}
+	return t
 }
 
 // flagMethods are flag.FlagSet's definers; the name is the first argument,
@@ -203,9 +225,35 @@ func (p *pkg) subcommands(handler string) []cmd {
 	if fn == nil {
 		return nil
 	}
+	// Names bound to args[0] (sub := args[0]) stand for it.
+	first := map[string]bool{"args[0]": true}
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+			for i, r := range as.Rhs {
+				if id, ok := as.Lhs[i].(*ast.Ident); ok && exprString(r) == "args[0]" {
+					first[id.Name] = true
+				}
+			}
+		}
+		return true
+	})
 	var out []cmd
+	word := func(s string) {
+		if s != "" && !strings.HasPrefix(s, "-") && s != "help" {
+			out = append(out, cmd{name: s})
+		}
+	}
 	ast.Inspect(fn.Body, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			// if args[0] == "x" (or "x" == sub)
+			if n.Op == token.EQL {
+				if first[exprString(n.X)] {
+					word(strLit(n.Y))
+				} else if first[exprString(n.Y)] {
+					word(strLit(n.X))
+				}
+			}
 		case *ast.Ident:
 			if m, ok := p.vars[n.Name].(*ast.CompositeLit); ok {
 				if _, isMap := m.Type.(*ast.MapType); isMap {
@@ -222,12 +270,10 @@ func (p *pkg) subcommands(handler string) []cmd {
 				}
 			}
 		case *ast.SwitchStmt:
-			if x, ok := n.Tag.(*ast.IndexExpr); ok && exprString(x) == "args[0]" {
+			if n.Tag != nil && first[exprString(n.Tag)] {
 				for _, c := range n.Body.List {
 					for _, e := range c.(*ast.CaseClause).List {
-						if s := strLit(e); s != "" && !strings.HasPrefix(s, "-") && s != "help" {
-							out = append(out, cmd{name: s})
-						}
+						word(strLit(e))
 					}
 				}
 			}

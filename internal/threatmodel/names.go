@@ -19,7 +19,7 @@ var backquoted = regexp.MustCompile("`([^`]+)`")
 //	`@ctxhook/core Host`, `loadPlugin`  @ctxhook/core Host, @ctxhook/core loadPlugin
 //	`hooks: claude-code`, `codex`       hooks: claude-code, hooks: codex
 //
-// A table alone (`[retention]`) names every key in it.
+// A table alone (`[retention]`) names no key: each is listed.
 func Names(cell string) []string {
 	var out []string
 	prefix, command, schema := "", "", ""
@@ -77,15 +77,13 @@ func commandOf(w string) string {
 }
 
 // Covered reports whether some row names e (see Names): exactly, or for
-// a config key by its table alone, or for a family of variables (a name
-// ending in "_") by a member.
+// a family of variables (a name ending in "_") by a member. A table alone
+// covers none of its keys: a key added to it later would pass unseen.
 func Covered(rows []Row, e Entry) bool {
 	for _, r := range rows {
 		for _, n := range Names(r.Entry) {
 			switch {
 			case n == e.Name:
-				return true
-			case e.Kind == ConfigKey && strings.HasPrefix(e.Name, n+" ") && strings.HasSuffix(n, "]"):
 				return true
 			case e.Kind == EnvVar && strings.HasSuffix(e.Name, "_") && strings.HasPrefix(n, e.Name):
 				return true

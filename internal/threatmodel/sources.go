@@ -23,6 +23,7 @@ const Module = "github.com/ctxhook/ctxhook"
 type Release struct {
 	Go        map[string][]Source // package dir (slash-separated, relative) → files
 	JS        map[string][]Source // module name → files
+	JSOther   []Source            // other files the adapters ship: variables only
 	Harnesses []byte
 }
 
@@ -96,12 +97,39 @@ func (r *Release) loadJS(root string) error {
 		}
 		r.JS[module] = append(r.JS[module], Source{filepath.ToSlash(mustRel(root, f)), b})
 	}
-	for _, f := range []string{"npm/ctxhook/index.js", "npm/ctxhook/bin/ctxhook.js"} {
-		b, err := os.ReadFile(filepath.Join(root, f))
+	// The other files an adapter ships beside index.js: their variables
+	// count, their exports do not (only index.js is the module's API).
+	for _, pattern := range []string{"adapters/*/*.js", "adapters/*/*.cjs", "adapters/*/*.mjs"} {
+		more, err := filepath.Glob(filepath.Join(root, pattern))
 		if err != nil {
 			return err
 		}
-		r.JS["ctxhook"] = append(r.JS["ctxhook"], Source{f, b})
+		for _, f := range more {
+			if filepath.Base(f) == "index.js" || strings.HasPrefix(filepath.Base(f), "bench") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			r.JSOther = append(r.JSOther, Source{filepath.ToSlash(mustRel(root, f)), b})
+		}
+	}
+	// The npm launcher: every JavaScript file the package ships.
+	npm, err := filepath.Glob(filepath.Join(root, "npm", "ctxhook", "*.js"))
+	if err != nil {
+		return err
+	}
+	bins, err := filepath.Glob(filepath.Join(root, "npm", "ctxhook", "bin", "*.js"))
+	if err != nil {
+		return err
+	}
+	for _, f := range append(npm, bins...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		r.JS["ctxhook"] = append(r.JS["ctxhook"], Source{filepath.ToSlash(mustRel(root, f)), b})
 	}
 	return nil
 }
@@ -124,6 +152,11 @@ func (r *Release) Entries() ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	scans, err := environScans(goFiles)
+	if err != nil {
+		return nil, err
+	}
+	env = append(env, scans...)
 	var js []Source
 	modules := make([]string, 0, len(r.JS))
 	for m := range r.JS {
@@ -139,11 +172,11 @@ func (r *Release) Entries() ([]Entry, error) {
 			}
 		}
 	}
-	out := dedup(append(env, JSEnvVars(js)...))
+	out := dedup(append(env, JSEnvVars(append(js, r.JSOther...))...))
 	for _, d := range []struct {
 		dir  string
 		kind func([]Source) ([]Entry, error)
-	}{{"host/internal/config", ConfigKeys}, {"host/internal/cli", CLIEntries}, {"host/store/pgstore", SQLEntries}} {
+	}{{"host/internal/config", ConfigKeys}, {"host/internal/cli", CLIEntries}} {
 		if len(r.Go[d.dir]) == 0 {
 			return nil, fmt.Errorf("threatmodel: %s is not in the release binaries", d.dir)
 		}
@@ -153,6 +186,15 @@ func (r *Release) Entries() ([]Entry, error) {
 		}
 		out = append(out, es...)
 	}
+	// SQL anywhere in the release code, not only in the store's package.
+	if len(r.Go["host/store/pgstore"]) == 0 {
+		return nil, fmt.Errorf("threatmodel: host/store/pgstore is not in the release binaries")
+	}
+	sql, err := SQLEntries(goFiles)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, sql...)
 	hooks, err := HookScripts(r.Harnesses)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package threatmodel
 
 import (
+	"go/build/constraint"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -62,8 +63,12 @@ func TestRead(t *testing.T) {
 
 var testFunc = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)[A-Za-z0-9_]*)\(`)
 
-// definedTests lists every test and fuzz function in the module's Go files
-// (and the JS tests' names in quotes are not counted: rows name Go tests).
+// definedTests lists every test and fuzz function in the module's Go
+// test files that some run of the suite compiles (and the JS tests' names
+// in quotes are not counted: rows name Go tests). A file under testdata/
+// is never compiled as a test, and one whose build constraint no release
+// OS and architecture satisfies (with the test knobs' tag, which make's
+// test targets pass) never runs: neither proves a row.
 func definedTests(t *testing.T, root string) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
@@ -71,14 +76,14 @@ func definedTests(t *testing.T, root string) map[string]bool {
 		if err != nil {
 			return nil
 		}
-		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".work" || d.Name() == "bin" || strings.HasPrefix(d.Name(), ".")) && path != root {
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".work" || d.Name() == "bin" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != root {
 			return filepath.SkipDir
 		}
 		if !strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
-		if err == nil {
+		if err == nil && builtByTests(b) {
 			for _, m := range testFunc.FindAllStringSubmatch(string(b), -1) {
 				names[m[1]] = true
 			}
@@ -86,4 +91,69 @@ func definedTests(t *testing.T, root string) map[string]bool {
 		return nil
 	})
 	return names
+}
+
+// builtByTests reports whether a Go file's //go:build line holds on some
+// release OS (linux, darwin, windows, on amd64 or arm64) with the tag
+// ctxhook_testhooks: only such a file is compiled by make's tests.
+func builtByTests(src []byte) bool {
+	var expr constraint.Expr
+	for _, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "package ") {
+			break
+		}
+		if constraint.IsGoBuild(line) {
+			if e, err := constraint.Parse(line); err == nil {
+				expr = e
+			}
+		}
+	}
+	if expr == nil {
+		return true
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		if expr.Eval(func(tag string) bool {
+			switch tag {
+			case goos, "amd64", "ctxhook_testhooks", "gc":
+				return true
+			case "unix":
+				return goos != "windows"
+			}
+			return strings.HasPrefix(tag, "go1.")
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDefinedTestsCompiled: a test under testdata/ or behind a build tag
+// no test run sets does not prove a row; one for one OS or behind the
+// test knobs' tag does.
+func TestDefinedTestsCompiled(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"testdata/a_test.go": "package x\nfunc TestInTestdata(t *testing.T) { t.Skip() }\n",
+		"b_test.go":          "//go:build never\n\npackage x\nfunc TestNeverBuilt(t *testing.T) {}\n",
+		"c_test.go":          "//go:build linux && !ctxhook_testhooks\n\npackage x\nfunc TestNotWithTheTag(t *testing.T) {}\n",
+		"d_test.go":          "//go:build linux\n\npackage x\nfunc TestLinux(t *testing.T) {}\n",
+		"e_test.go":          "//go:build ctxhook_testhooks && unix\n\npackage x\nfunc TestKnobs(t *testing.T) {}\n",
+		"f_test.go":          "package x\nfunc TestPlain(t *testing.T) {}\nfunc FuzzPlain(f *testing.F) {}\n",
+		"g_test.go":          "//go:build windows\n\npackage x\nfunc TestWindows(t *testing.T) {}\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := definedTests(t, dir)
+	var names []string
+	for n := range got {
+		names = append(names, n)
+	}
+	if want := "FuzzPlain|TestKnobs|TestLinux|TestPlain|TestWindows"; strings.Join(sorted(names), "|") != want {
+		t.Fatalf("defined %v, want %s", sorted(names), want)
+	}
 }
