@@ -16,8 +16,7 @@ import (
 func (s *Store) OwnEventsAfter(after int64, limit int, maxBytes int64) ([]store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_events
-		WHERE owner = current_user AND id > $2::bigint ORDER BY id LIMIT $3::bigint`, 1<<30, after, limit)
+	rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_search.own_events($1::bigint, $2::int)`, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}

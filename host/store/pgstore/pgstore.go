@@ -66,7 +66,7 @@ func Open(ctx context.Context, url string, o Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	var v int
-	err = conn.QueryRow(cctx, `SELECT coalesce(max(version), 0) FROM ctxhook_schema`).Scan(&v)
+	err = conn.QueryRow(cctx, `SELECT ctxhook_search.schema_version()`).Scan(&v)
 	if err != nil || v < SchemaVersion {
 		conn.Close(ctx)
 		return nil, ErrSchema
@@ -130,8 +130,9 @@ func Init(ctx context.Context, url string) (from, to int, err error) {
 }
 
 // AddUser creates (or updates) a login role for one user, a member of
-// ctxhook_users, with the indexes of its private pieces (memberIndexes),
-// as the administrator. The name is quoted as an
+// ctxhook_users, as the administrator. The roles ctxhook made itself are
+// refused: ctxhook_users must stay a group that cannot log in, and
+// ctxhook_search the functions' owner. The name is quoted as an
 // identifier; the password is sent only as its SCRAM-SHA-256 verifier,
 // so it never reaches the server's logs or pg_stat_statements.
 func AddUser(ctx context.Context, adminURL, user, password string) error {
@@ -140,6 +141,9 @@ func AddUser(ctx context.Context, adminURL, user, password string) error {
 		return err
 	}
 	defer conn.Close(ctx)
+	if reservedRoles[user] {
+		return fmt.Errorf("pgstore: %q is ctxhook's own role, not a user's", user)
+	}
 	id := pgx.Identifier{user}.Sanitize()
 	var exists bool
 	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1::text)`, user).Scan(&exists); err != nil {
@@ -160,18 +164,62 @@ func AddUser(ctx context.Context, adminURL, user, password string) error {
 	if _, err := conn.Exec(ctx, verb+` ROLE `+id+` LOGIN PASSWORD `+lit); err != nil {
 		return fmt.Errorf("pgstore: %s role: %w", verb, err)
 	}
+	if err := buildMemberIndexes(ctx, conn, user); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, `GRANT ctxhook_users TO `+id); err != nil {
 		return fmt.Errorf("pgstore: grant: %w", err)
 	}
+	return nil
+}
+
+// buildMemberIndexes builds user's trigram and word indexes (as
+// memberIndexes names them) with CREATE INDEX CONCURRENTLY, which takes
+// no lock that stops shipping or searches, before the user becomes a
+// member: a failed build leaves no member without its indexes. A build
+// interrupted before leaves an invalid index that IF NOT EXISTS would
+// keep: it is dropped first. A wait for another transaction's lock ends
+// after addUserLockTimeout with an error, and add-user can be run again.
+func buildMemberIndexes(ctx context.Context, conn *pgx.Conn, user string) error {
 	name, err := literal(conn, user)
 	if err != nil {
 		return err
 	}
-	if _, err := conn.Exec(ctx, memberIndexes(`m.rolname = `+name)); err != nil {
-		return fmt.Errorf("pgstore: the user's search indexes: %w", err)
+	if _, err := conn.Exec(ctx, `SET lock_timeout = '`+addUserLockTimeout+`'`); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	for _, ix := range []struct{ kind, using string }{{"trgm", "doc public.gin_trgm_ops"}, {"words", "words"}} {
+		var rel string
+		err := conn.QueryRow(ctx, `SELECT 'ctxhook_docs_' || $1::text || '_' || left(md5($2::text), 16)`, ix.kind, user).Scan(&rel)
+		if err != nil {
+			return fmt.Errorf("pgstore: %w", err)
+		}
+		var invalid bool
+		err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index WHERE indexrelid = to_regclass('public.' || quote_ident($1::text))
+			AND NOT indisvalid)`, rel).Scan(&invalid)
+		if err != nil {
+			return fmt.Errorf("pgstore: %w", err)
+		}
+		id := pgx.Identifier{"public", rel}.Sanitize()
+		if invalid {
+			if _, err := conn.Exec(ctx, `DROP INDEX CONCURRENTLY IF EXISTS `+id); err != nil {
+				return fmt.Errorf("pgstore: the user's search indexes: %w", err)
+			}
+		}
+		sql := `CREATE INDEX CONCURRENTLY IF NOT EXISTS ` + pgx.Identifier{rel}.Sanitize() + ` ON public.ctxhook_docs USING gin(` +
+			ix.using + `) WHERE owner = ` + name + `::name AND visibility = 'private'`
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			return fmt.Errorf("pgstore: the user's search indexes: %w", err)
+		}
 	}
 	return nil
 }
+
+// addUserLockTimeout bounds add-user's waits for the others' transactions.
+const addUserLockTimeout = "30s"
+
+// reservedRoles are the roles the schema creates.
+var reservedRoles = map[string]bool{"ctxhook_users": true, "ctxhook_search": true}
 
 // literal quotes s as a string literal, by the server's own quote_literal.
 func literal(conn *pgx.Conn, s string) (string, error) {

@@ -7,21 +7,18 @@ import (
 	"strings"
 
 	"github.com/ctxhook/ctxhook/host/store"
-	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/jackc/pgx/v5"
 )
 
-// eventCols are what scanEvent reads: the bodies' heads (store.HeadSize
-// bytes of each, cut on a character) and their whole sizes, as the SQLite
-// store's Event gives them.
-var eventCols = headCols("$1")
+// eventCols are what scanEvent reads of a ctxhook_search.event: the
+// bodies' heads (cut by the function to the characters it was asked for)
+// and their whole sizes, as the SQLite store's Event gives them.
+const eventCols = `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd, args,
+	response, body_text, response_bytes, truncated, redactions, event_key, context_bytes, response_size, text_size`
 
-// headCols are the event columns with heads of at most the characters
-// the parameter param names (rows aliased e or unaliased).
-func headCols(param string) string {
-	return `id, ts_ms, session, harness, hook_event, category, tool, server, tool_use_id, cwd, args,
-	left(response, ` + param + `::int), left(body_text, ` + param + `::int), response_bytes, truncated, redactions, event_key,
-	context_bytes, octet_length(response), octet_length(body_text)`
+// prefixed is eventCols, each named in the rows aliased alias.
+func prefixed(alias string) string {
+	return alias + "." + strings.Join(strings.Split(strings.ReplaceAll(eventCols, "\n\t", " "), ", "), ", "+alias+".")
 }
 
 // scanEvent reads an event (and into more, the columns after its own);
@@ -61,7 +58,7 @@ func headBytes(s string) string {
 func (s *Store) Event(id int64) (store.Event, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events WHERE id = $2::bigint`, store.HeadSize, id), true)
+	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_search.events(ARRAY[$2::bigint], $1::int)`, store.HeadSize, id), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return e, fmt.Errorf("%w: event %d", store.ErrNotFound, id)
 	}
@@ -79,8 +76,7 @@ func (s *Store) EventByRef(ref string) (store.Event, error) {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_events
-		WHERE event_key = $2::text AND event_key <> '' ORDER BY id LIMIT 1`, store.HeadSize, ref), true)
+	e, err := scanEvent(s.conn.QueryRow(ctx, `SELECT `+eventCols+` FROM ctxhook_search.event_by_key($2::text, $1::int)`, store.HeadSize, ref), true)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return e, fmt.Errorf("%w: event %q", store.ErrNotFound, ref)
 	}
@@ -92,23 +88,22 @@ func (s *Store) EventByRef(ref string) (store.Event, error) {
 
 // Around returns the events of id's session (of the same owner and
 // machine) before and after it, in id order, with it in its place: what
-// get_context shows around a shared hit. Row-level security applies to
-// the anchor and to its neighbours alike, so a teammate's session shows
-// only what it shared.
+// get_context shows around a shared hit. ctxhook_search.neighbours
+// applies the caller's filter to the anchor and to its neighbours alike,
+// so a teammate's session shows only what it shared.
 func (s *Store) Around(id int64, before, after int) ([]store.Event, error) {
 	anchor, err := s.Event(id)
 	if err != nil {
 		return nil, err
 	}
-	side := func(cond string, n int) ([]store.Event, error) {
+	side := func(later bool, n int) ([]store.Event, error) {
 		if n <= 0 {
 			return nil, nil
 		}
 		ctx, cancel := s.ctx()
 		defer cancel()
-		rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_events
-			WHERE (session, owner, machine) = (SELECT session, owner, machine FROM ctxhook_events WHERE id = $2::bigint)
-			AND `+cond+` LIMIT $3::int`, store.HeadSize, id, n)
+		rows, err := s.conn.Query(ctx, `SELECT `+eventCols+` FROM ctxhook_search.neighbours($2::bigint, $3::int, $4::bool, $1::int)`,
+			store.HeadSize, id, n, later)
 		if err != nil {
 			return nil, fmt.Errorf("pgstore: %w", err)
 		}
@@ -123,19 +118,16 @@ func (s *Store) Around(id int64, before, after int) ([]store.Event, error) {
 		}
 		return out, rows.Err()
 	}
-	prev, err := side(`id < $2::bigint ORDER BY id DESC`, before)
+	prev, err := side(false, before)
 	if err != nil {
 		return nil, err
 	}
-	next, err := side(`id > $2::bigint ORDER BY id`, after)
+	next, err := side(true, after)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]store.Event, 0, len(prev)+1+len(next))
-	for i := len(prev) - 1; i >= 0; i-- {
-		out = append(out, prev[i])
-	}
-	return append(append(out, anchor), next...), nil
+	return append(append(append(out, prev...), anchor), next...), nil
 }
 
 // ReadBody returns bytes [offset, offset+length) of one field of event
@@ -148,8 +140,8 @@ func (s *Store) ReadBody(id int64, f store.Field, offset, length int64) (string,
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var b []byte
-	err := s.conn.QueryRow(ctx, `SELECT substring(convert_to(`+col+`, 'UTF8'::name) FROM $2::int FOR $3::int)
-		FROM ctxhook_events WHERE id = $1::bigint`, id, offset+1, length).Scan(&b)
+	err := s.conn.QueryRow(ctx, `SELECT * FROM ctxhook_search.read_body($1::bigint, $2::text, $3::int, $4::int)`,
+		id, col, offset+1, length).Scan(&b)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return "", fmt.Errorf("%w: event %d", store.ErrNotFound, id)
 	}
@@ -165,60 +157,41 @@ func (s *Store) Stats(session string) (store.Stats, error) {
 	out := store.Stats{Session: session, ByCategory: map[string]int64{}, ByServer: map[string]int64{}, Tallies: map[string]int64{}}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	const where = ` FROM ctxhook_events WHERE ($1::text = '' OR session = $1::text)`
-	err := s.conn.QueryRow(ctx, `SELECT count(DISTINCT session), count(*), coalesce(sum(response_bytes),0),
-		coalesce(sum(octet_length(response) + octet_length(body_text)),0), coalesce(sum(redactions),0),
-		count(*) FILTER (WHERE truncated), coalesce(min(ts_ms),0), coalesce(max(ts_ms),0),
-		count(*) FILTER (WHERE category = '`+abi.CategoryMCP+`')`+where, session).Scan(
+	err := s.conn.QueryRow(ctx, `SELECT * FROM ctxhook_search.stats($1::text)`, session).Scan(
 		&out.Sessions, &out.Events, &out.BytesCaptured, &out.BytesStored, &out.Redactions, &out.Truncated,
 		&out.FirstMS, &out.LastMS, &out.MCPCalls)
 	if err != nil {
 		return out, fmt.Errorf("pgstore: stats: %w", err)
 	}
-	for _, g := range []struct {
-		col  string
-		into map[string]int64
-	}{{"category", out.ByCategory}, {"server", out.ByServer}} {
-		rows, err := s.conn.Query(ctx, `SELECT `+g.col+`, count(*)`+where+` AND `+g.col+` <> '' GROUP BY 1`, session)
-		if err != nil {
-			return out, fmt.Errorf("pgstore: stats: %w", err)
+	into := map[string]map[string]int64{"category": out.ByCategory, "server": out.ByServer}
+	rows, _ := s.conn.Query(ctx, `SELECT kind, k, n FROM ctxhook_search.stats_groups($1::text)`, session)
+	var kind, k string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&kind, &k, &n}, func() error {
+		if m := into[kind]; m != nil {
+			m[k] = n
 		}
-		for rows.Next() {
-			var k string
-			var n int64
-			if err := rows.Scan(&k, &n); err != nil {
-				rows.Close()
-				return out, fmt.Errorf("pgstore: stats: %w", err)
-			}
-			g.into[k] = n
-		}
-		rows.Close()
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("pgstore: stats: %w", err)
 	}
 	return out, nil
 }
 
-// Purge deletes the user's own events f selects (row-level security
-// leaves the team's and others' alone, whatever the filter says). An
-// administrator purges anyone's with SQL (docs/team.md).
+// Purge deletes the user's own events f selects, through
+// ctxhook_search.purge, which deletes only the login role's own rows
+// whatever the filter says. An administrator purges anyone's with SQL
+// (docs/team.md).
 func (s *Store) Purge(f store.PurgeFilter, dryRun, _ bool) (store.Purged, error) {
 	if f == (store.PurgeFilter{}) {
 		return store.Purged{}, fmt.Errorf("pgstore: purge: say what to purge")
 	}
-	cond := `owner = current_user AND ($1::text = '' OR session = $1::text) AND ($2::text = '' OR server = $2::text)
-		AND ($3::bigint = 0 OR ts_ms < $3::bigint)`
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var p store.Purged
-	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
-		err := tx.QueryRow(ctx, `SELECT count(*), coalesce(sum(octet_length(response) + octet_length(body_text)),0)
-			FROM ctxhook_events WHERE `+cond, f.Session, f.Server, f.BeforeMS).Scan(&p.Events, &p.Bytes)
-		if err != nil || dryRun {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM ctxhook_events WHERE `+cond, f.Session, f.Server, f.BeforeMS)
-		p.Events = tag.RowsAffected()
-		return err
-	})
+	err := s.conn.QueryRow(ctx, `SELECT * FROM ctxhook_search.purge($1::text, $2::text, $3::bigint, $4::bool)`,
+		f.Session, f.Server, f.BeforeMS, dryRun).Scan(&p.Events, &p.Bytes)
 	if err != nil {
 		return p, fmt.Errorf("pgstore: purge: %w", err)
 	}

@@ -88,6 +88,7 @@ var migrations = []string{
 	`REVOKE CREATE ON SCHEMA public FROM PUBLIC;`,
 	searchFunctions,
 	confinedLookups,
+	closedTables,
 }
 
 // searchFunctions are the index lookups of a search (RATIONALE.md, "Why

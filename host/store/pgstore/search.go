@@ -15,9 +15,10 @@ import (
 // and fuses the two per event: an event ranks by how many terms it
 // holds, then by how well (ts_rank_cd), then the newest first. The
 // lookups are the ctxhook_search functions (searchFunctions), which the
-// GIN indexes serve; the events and best pieces are then read as the
-// user, so row-level security has the last word. The filters only
-// narrow. Only the page of hits reads the bodies' heads and snippets.
+// GIN indexes serve; the events and best pieces are then read through
+// ctxhook_search.events and .pieces, which return only what the caller
+// may read (a member reads no table). The filters only narrow. Only the
+// page of hits reads the bodies' heads and snippets.
 func searchSQL(terms, pats []string) (string, []any) {
 	args := []any{}
 	param := func(v any) string {
@@ -40,17 +41,18 @@ func searchSQL(terms, pats []string) (string, []any) {
 	FROM m GROUP BY event_id
 ), top AS (
 	SELECT per.event_id, per.held, per.r, per.best, count(*) OVER () AS total
-	FROM per JOIN ctxhook_events e ON e.id = per.event_id
+	FROM per JOIN ctxhook_search.events(ARRAY(SELECT event_id FROM per), 0) e ON e.id = per.event_id
 	WHERE ($1::text = '' OR e.session = $1::text) AND ($2::text = '' OR e.server = $2::text)
 		AND ($3::text = '' OR e.category = $3::text)
 		AND ($4::bigint = 0 OR e.ts_ms >= $4::bigint) AND ($5::bigint = 0 OR e.ts_ms < $5::bigint)
-		AND ($8::text = '' OR e.owner <> current_user OR e.machine <> $8::text)
+		AND ($8::text = '' OR NOT e.mine OR e.machine <> $8::text)
 	ORDER BY cardinality(per.held) DESC, per.r DESC, per.event_id DESC
 	LIMIT $6::bigint
 )
-SELECT ` + headCols("$7") + `, top.held, top.r, bd.doc, bd.body_off, bd.pre, top.total
-FROM top JOIN ctxhook_events e ON e.id = top.event_id
-JOIN ctxhook_docs bd ON bd.event_id = top.event_id AND bd.seq = top.best
+SELECT ` + prefixed("e") + `, top.held, top.r, bd.doc, bd.body_off, bd.pre, top.total
+FROM top JOIN ctxhook_search.events(ARRAY(SELECT event_id FROM top), $7::int) e ON e.id = top.event_id
+JOIN ctxhook_search.pieces(ARRAY(SELECT event_id FROM top ORDER BY event_id), ARRAY(SELECT best FROM top ORDER BY event_id)) bd
+	ON bd.event_id = top.event_id AND bd.seq = top.best
 ORDER BY cardinality(top.held) DESC, top.r DESC, e.id DESC`, args
 }
 

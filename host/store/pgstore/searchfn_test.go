@@ -124,7 +124,9 @@ func refusedToMember(t *testing.T, conn *pgx.Conn) {
 }
 
 // confinedOwner: the functions' owner is no superuser, cannot log in or
-// bypass row-level security, and may only read the pieces.
+// bypass row-level security, create roles or databases, update, truncate
+// or create in public; it reads, inserts and deletes rows, which its own
+// policies confine to the login role for writes.
 func confinedOwner(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
@@ -140,12 +142,12 @@ func confinedOwner(t *testing.T) {
 	}
 	var bad bool
 	err = conn.QueryRow(ctx, `SELECT rolsuper OR rolcanlogin OR rolbypassrls OR rolcreaterole OR rolcreatedb
-		OR has_table_privilege('ctxhook_search', 'ctxhook_events', 'SELECT')
-		OR has_table_privilege('ctxhook_search', 'ctxhook_docs', 'INSERT, UPDATE, DELETE, TRUNCATE')
+		OR has_table_privilege('ctxhook_search', 'ctxhook_events', 'UPDATE, TRUNCATE, REFERENCES, TRIGGER')
+		OR has_table_privilege('ctxhook_search', 'ctxhook_docs', 'UPDATE, TRUNCATE, REFERENCES, TRIGGER')
 		OR has_schema_privilege('ctxhook_search', 'public', 'CREATE')
 		FROM pg_roles WHERE rolname = 'ctxhook_search'`).Scan(&bad)
 	if err != nil || bad {
-		t.Errorf("ctxhook_search may do more than read the pieces: %v %v", bad, err)
+		t.Errorf("ctxhook_search may do more than read and write rows: %v %v", bad, err)
 	}
 }
 
@@ -162,15 +164,14 @@ func eventIDs(t *testing.T, conn *pgx.Conn, sql string) []int64 {
 	return ids
 }
 
-// TestSearchLookupUsesIndex: a member's own condition on the pieces
-// cannot use the word index (row-level security applies the policy
-// first, and @@ is not leakproof), which is why search reads through
-// ctxhook_search; as that role, the lookups the functions make of a
-// member's private pieces are scans of that member's own indexes.
+// TestSearchLookupUsesIndex: as ctxhook_search, the role the functions
+// run as (a member may not read the table at all), the lookups the
+// functions make of a member's private pieces are scans of that
+// member's own indexes.
 func TestSearchLookupUsesIndex(t *testing.T) {
 	needPG(t)
 	ctx := context.Background()
-	bob, bobURL := newUser(t)
+	bob, _ := newUser(t)
 	sum := md5.Sum([]byte(bob))
 	own := hex.EncodeToString(sum[:])[:16]
 	plan := func(url, role, q string) string {
@@ -198,10 +199,6 @@ func TestSearchLookupUsesIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		return out
-	}
-	const member = `SELECT event_id FROM public.ctxhook_docs WHERE words @@ plainto_tsquery('english'::regconfig, 'payroll')`
-	if p := plan(bobURL, "", member); strings.Contains(p, "ctxhook_docs_words") {
-		t.Logf("a member's lookup uses an index now (a leakproof @@?):\n%s", p)
 	}
 	for _, c := range []struct{ cond, index string }{
 		{`words @@ plainto_tsquery('english'::regconfig, 'payroll')`, "ctxhook_docs_words_" + own},

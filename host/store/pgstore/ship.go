@@ -34,8 +34,7 @@ func (s *Store) Cursor() (int64, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	var c int64
-	err := s.conn.QueryRow(ctx, `SELECT coalesce(max(local_id), 0) FROM ctxhook_events
-		WHERE owner = current_user AND machine = $1::text`, s.opts.Machine).Scan(&c)
+	err := s.conn.QueryRow(ctx, `SELECT ctxhook_search.cursor($1::text)`, s.opts.Machine).Scan(&c)
 	if err != nil {
 		return 0, fmt.Errorf("pgstore: %w", err)
 	}

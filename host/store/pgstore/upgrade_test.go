@@ -8,26 +8,34 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TestUpgradeConfinesLookups: a database at schema 3, with members and
-// their private pieces, upgraded by Init (what `ctxhook store init`
+// TestUpgradeConfinesLookups: a database at schema 3 or 4, with members
+// and their private pieces, upgraded by Init (what `ctxhook store init`
 // runs), gets every member's own indexes and the confined functions: a
 // member still finds its own and the team's pieces, and a pattern that
 // would have failed on another member's private piece fails as it does
-// on nothing.
+// on nothing; the member then holds no privilege on the tables, and
+// ctxhook opens the store as the member and reads through the functions.
 func TestUpgradeConfinesLookups(t *testing.T) {
 	needPG(t)
+	for _, v := range []int{3, 4} {
+		t.Run(itoa(int64(v)), func(t *testing.T) { upgradeFrom(t, v) })
+	}
+}
+
+func upgradeFrom(t *testing.T, version int) {
 	ctx := context.Background()
+	db, olduser := "ctxhook_v"+itoa(int64(version)), "olduser"+itoa(int64(version))
 	super, err := pgx.Connect(ctx, cluster.SuperURL("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer super.Close(ctx)
-	for _, sql := range []string{`CREATE DATABASE ctxhook_v3 OWNER ctxadmin`, `CREATE ROLE olduser LOGIN PASSWORD '` + adminPassword + `'`} {
+	for _, sql := range []string{`CREATE DATABASE ` + db + ` OWNER ctxadmin`, `CREATE ROLE ` + olduser + ` LOGIN PASSWORD '` + adminPassword + `'`} {
 		if _, err := super.Exec(ctx, sql); err != nil {
 			t.Fatal(err)
 		}
 	}
-	url := cluster.URL("ctxadmin", adminPassword, "ctxhook_v3")
+	url := cluster.URL("ctxadmin", adminPassword, db)
 	admin, err := connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -40,15 +48,15 @@ func TestUpgradeConfinesLookups(t *testing.T) {
 		}
 	}
 	must(schemaTable)
-	for v := 0; v < 3; v++ {
+	must(`GRANT ctxhook_users TO ` + olduser)
+	for v := 0; v < version; v++ {
 		must(migrations[v])
 		must(`INSERT INTO ctxhook_schema(version) VALUES($1::int)`, v+1)
 	}
-	must(`GRANT ctxhook_users TO olduser`)
 	// Rows as the members wrote them: the administrator is not bound by
 	// the policies, so it can stand in for both.
 	for i, w := range []struct{ owner, vis, text string }{
-		{"olduser", "private", "olduser own ledger QZ-7781"},
+		{olduser, "private", "olduser own ledger QZ-7781"},
 		{"ctxadmin", "private", "the admin's private escrow phrase vhkq-secret-3141"},
 		{"ctxadmin", "team", "a team ledger QZ-2718"},
 	} {
@@ -57,15 +65,16 @@ func TestUpgradeConfinesLookups(t *testing.T) {
 		must(`INSERT INTO ctxhook_docs(event_id, seq, owner, visibility, body_off, doc) VALUES($1::bigint, 0, $2::name, $3::text, 0, $4::text)`,
 			int64(i+1), w.owner, w.vis, w.text)
 	}
-	if from, to, err := Init(ctx, url); err != nil || from != 3 || to != SchemaVersion {
-		t.Fatalf("Init from schema 3: %d -> %d, %v", from, to, err)
+	if from, to, err := Init(ctx, url); err != nil || from != version || to != SchemaVersion {
+		t.Fatalf("Init from schema %d: %d -> %d, %v", version, from, to, err)
 	}
 	var n int
 	if err := admin.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE tablename = 'ctxhook_docs'
-		AND indexdef LIKE '%owner = ''olduser''::name%'`).Scan(&n); err != nil || n != 2 {
+		AND indexdef LIKE '%owner = ''' || $1::text || '''::name%'`, olduser).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("olduser's indexes after the upgrade: %d, %v", n, err)
 	}
-	old, err := pgx.Connect(ctx, cluster.URL("olduser", adminPassword, "ctxhook_v3"))
+	oldURL := cluster.URL(olduser, adminPassword, db)
+	old, err := pgx.Connect(ctx, oldURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,5 +94,16 @@ func TestUpgradeConfinesLookups(t *testing.T) {
 	}
 	if a, b := probe(`%vhkq-secret%\`), probe(`%zzzz-zzzzzz%\`); a != b {
 		t.Errorf("after the upgrade a trailing escape still tells a private match: %q against %q", a, b)
+	}
+	if _, err := old.Exec(ctx, `SELECT 1 FROM ctxhook_docs LIMIT 1`); err == nil {
+		t.Errorf("after the upgrade a member still reads the pieces table")
+	}
+	st := openAs(t, oldURL, Options{Machine: "m"})
+	defer st.Close()
+	if e, err := st.Event(1); err != nil || e.ID != 1 {
+		t.Errorf("after the upgrade the member's own event: %+v %v", e, err)
+	}
+	if _, err := st.Event(2); err == nil {
+		t.Errorf("after the upgrade the member reads the administrator's private event")
 	}
 }

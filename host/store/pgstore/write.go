@@ -58,23 +58,13 @@ func (s *Store) Apply(events []abi.Event, _ []abi.Effect) ([]int64, error) {
 }
 
 // insertSQL stores one event and its searchable pieces in one statement
-// (one round trip, or none of its own in a batch). An event shipped
-// before (same owner, machine and local id) is skipped with its pieces:
-// the statement then returns no row.
-const insertSQL = `WITH e AS (
-	INSERT INTO ctxhook_events(machine, local_id, visibility, ts_ms, session, harness,
-		hook_event, category, tool, server, tool_use_id, cwd, args, response, body_text, response_bytes,
-		truncated, redactions, event_key, context_bytes)
-	VALUES($1::text, $2::bigint, $3::text, $4::bigint, $5::text, $6::text, $7::text, $8::text, $9::text,
-		$10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::bigint, $17::bool, $18::bigint,
-		$19::text, $20::bigint)
-	ON CONFLICT (owner, machine, local_id) DO NOTHING RETURNING id
-), d AS (
-	INSERT INTO ctxhook_docs(event_id, seq, visibility, body_off, pre, doc)
-	SELECT e.id, p.seq - 1, $3::text, p.off, CASE WHEN p.seq = 1 THEN $21::int ELSE 0 END, p.doc
-	FROM e CROSS JOIN unnest($22::bigint[], $23::text[]) WITH ORDINALITY AS p(off, doc, seq)
-)
-SELECT id FROM e`
+// (one round trip, or none of its own in a batch), through
+// ctxhook_search.put, which makes the login role their owner. An event
+// shipped before (same owner, machine and local id) is skipped with its
+// pieces: the statement then returns no row.
+const insertSQL = `SELECT * FROM ctxhook_search.put($1::text, $2::bigint, $3::text, $4::bigint, $5::text, $6::text,
+	$7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::bigint,
+	$17::bool, $18::bigint, $19::text, $20::bigint, $21::int, $22::bigint[], $23::text[])`
 
 // insertArgs are insertSQL's arguments for one event. localID, when not
 // nil, is the event's id in this machine's store, which makes shipping

@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // TestTeam: six homes (three users, two machines each) each run three
@@ -73,7 +75,8 @@ func checkSearch(t *testing.T, h *home, hs []*home) {
 }
 
 // rawAsUser connects as the user's own role and asks for others'
-// private rows outright.
+// private rows outright: every table is refused (a member holds no
+// privilege on any), and the functions return the user's own pieces.
 func rawAsUser(t *testing.T, user string) {
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, cluster.URL(user, password(user), "ctxhook"))
@@ -82,13 +85,20 @@ func rawAsUser(t *testing.T, user string) {
 	}
 	defer conn.Close(ctx)
 	var n int64
-	err = conn.QueryRow(ctx, `SELECT count(*) FROM ctxhook_events WHERE owner <> current_user AND visibility = 'private'`).Scan(&n)
-	if err != nil || n != 0 {
-		t.Errorf("raw SQL as %s sees %d private events of others (%v)", user, n, err)
+	for _, sql := range []string{
+		`SELECT count(*) FROM ctxhook_events WHERE owner <> current_user AND visibility = 'private'`,
+		`SELECT count(*) FROM ctxhook_docs WHERE doc LIKE '%payroll%'`,
+	} {
+		var pe *pgconn.PgError
+		if err := conn.QueryRow(ctx, sql).Scan(&n); !errors.As(err, &pe) || pe.Code != "42501" {
+			t.Errorf("raw SQL as %s: %s: %d rows, %v; want 42501", user, sql, n, err)
+		}
 	}
-	err = conn.QueryRow(ctx, `SELECT count(*) FROM ctxhook_docs WHERE doc LIKE '%payroll%'`).Scan(&n)
+	err = conn.QueryRow(ctx, `SELECT count(*) FROM ctxhook_search.substrings('%payroll%') s
+		JOIN ctxhook_search.events(ARRAY(SELECT event_id FROM ctxhook_search.substrings('%payroll%')), 0) e ON e.id = s.event_id
+		WHERE e.mine`).Scan(&n)
 	if err != nil || n != 2 {
-		t.Errorf("raw SQL as %s sees %d private pieces, want its own 2 (%v)", user, n, err)
+		t.Errorf("as %s the functions find %d of its own pieces, want 2 (%v)", user, n, err)
 	}
 }
 
