@@ -81,7 +81,7 @@ func TestNewEntryPointWrittenOtherwise(t *testing.T) {
 				"func runProxy(ctx context.Context, env Env, args []string) int {\n\tswitch sub := args[0]; sub {\n\tcase \"replay\":\n\t\treturn 0\n\t}")
 		}},
 		{"an SQL procedure", func(r *Release) {
-			addGo(r, "host/store/pgstore", "package pgstore\nconst p = `CREATE PROCEDURE ctxhook_search.purge() LANGUAGE sql AS $$ DELETE FROM ctxhook_docs $$;`\n")
+			addGo(r, "host/store/pgstore", "package pgstore\nconst p = `CREATE PROCEDURE ctxhook_search.wipe_all() LANGUAGE sql AS $$ DELETE FROM ctxhook_docs $$;`\n")
 		}},
 		{"an SQL function with a quoted name", func(r *Release) {
 			addGo(r, "host/store/pgstore", "package pgstore\nconst q = `CREATE FUNCTION \"ctxhook_search\".\"Dump\"(q text) RETURNS text LANGUAGE sql AS $$ SELECT q $$;`\n")
