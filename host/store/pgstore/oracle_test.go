@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/host/store/storetest"
+	"github.com/ctxhook/ctxhook/internal/signtest"
 	"github.com/ctxhook/ctxhook/plugin/abi"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -262,11 +263,11 @@ func (o *oracle) timingProbes(t *testing.T) {
 				tm = append(tm, o.timed(t, sql, m))
 			}
 		}
-		z, slower, n := signZ(tm, td)
-		t.Logf("%s: match slower in %d of %d pairs, z = %.2f; medians: match %v, decoy %v", fn, slower, n, z, median(tm), median(td))
+		z, slower, n := signtest.Z(tm, td)
+		t.Logf("%s: match slower in %d of %d pairs, z = %.2f; medians: match %v, decoy %v", fn, slower, n, z, signtest.Median(tm), signtest.Median(td))
 		if math.Abs(z) > timingZ {
 			t.Errorf("%s: time tells a match on bob's private text from a decoy: the match was slower in %d of %d pairs (z = %.1f, bound %.0f); medians %v and %v",
-				fn, slower, n, z, timingZ, median(tm), median(td))
+				fn, slower, n, z, timingZ, signtest.Median(tm), signtest.Median(td))
 		}
 	}
 }
@@ -278,34 +279,6 @@ func (o *oracle) timed(t *testing.T, sql, arg string) time.Duration {
 		t.Fatalf("%q: %v", arg, err)
 	}
 	return time.Since(start)
-}
-
-// signZ is the sign test over paired times: how many pairs had the
-// match slower, of the n without a tie, and how far that is from n/2 in
-// standard deviations.
-func signZ(match, decoy []time.Duration) (z float64, slower, n int) {
-	for i := range match {
-		if match[i] != decoy[i] {
-			n++
-			if match[i] > decoy[i] {
-				slower++
-			}
-		}
-	}
-	if n == 0 {
-		return 0, 0, 0
-	}
-	return (float64(slower) - float64(n)/2) / math.Sqrt(float64(n)/4), slower, n
-}
-
-func median(d []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), d...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s[len(s)/2]
 }
 
 // pair is a piece of one of bob's secrets, 8 to 14 characters, and a

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ctxhook/ctxhook/internal/signtest"
 )
 
 // TestTeamNoOracle: alice probes bob's private note and signing key
@@ -100,7 +102,7 @@ func TestTeamNoOracle(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of 1000 MCP probe pairs told a match from a decoy", bad)
 	}
-	z, slower, n := signZ(tm, td)
+	z, slower, n := signtest.Z(tm, td)
 	t.Logf("mcp search: match slower in %d of %d pairs, z = %.2f", slower, n, z)
 	if math.Abs(z) > 5 {
 		t.Errorf("mcp search: time tells a match on bob's private text from a decoy: slower in %d of %d pairs (z = %.1f)", slower, n, z)
@@ -117,24 +119,6 @@ func TestTeamNoOracle(t *testing.T) {
 			t.Errorf("ctxhook store search %q, on bob's private text: %s\nthe decoy %q: %s", qm, am, qd, ad)
 		}
 	}
-}
-
-// signZ is the sign test over paired times: how many pairs had the
-// match slower, of the n without a tie, and how far that is from n/2 in
-// standard deviations.
-func signZ(match, decoy []time.Duration) (z float64, slower, n int) {
-	for i := range match {
-		if match[i] != decoy[i] {
-			n++
-			if match[i] > decoy[i] {
-				slower++
-			}
-		}
-	}
-	if n == 0 {
-		return 0, 0, 0
-	}
-	return (float64(slower) - float64(n)/2) / math.Sqrt(float64(n)/4), slower, n
 }
 
 // measured are an answer's own measures: its time, and its size in
