@@ -89,6 +89,7 @@ var migrations = []string{
 	searchFunctions,
 	confinedLookups,
 	closedTables,
+	ownerLedReads,
 }
 
 // searchFunctions are the index lookups of a search (RATIONALE.md, "Why

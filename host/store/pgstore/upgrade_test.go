@@ -8,16 +8,18 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// TestUpgradeConfinesLookups: a database at schema 3 or 4, with members
+// TestUpgradeConfinesLookups: a database at schema 3, 4 or 5, with members
 // and their private pieces, upgraded by Init (what `ctxhook store init`
 // runs), gets every member's own indexes and the confined functions: a
 // member still finds its own and the team's pieces, and a pattern that
 // would have failed on another member's private piece fails as it does
 // on nothing; the member then holds no privilege on the tables, and
-// ctxhook opens the store as the member and reads through the functions.
+// ctxhook opens the store as the member and reads through the functions,
+// whose events name their owner; no index of the events is led by
+// anything but (owner, visibility) unless it holds team rows only.
 func TestUpgradeConfinesLookups(t *testing.T) {
 	needPG(t)
-	for _, v := range []int{3, 4} {
+	for _, v := range []int{3, 4, 5} {
 		t.Run(itoa(int64(v)), func(t *testing.T) { upgradeFrom(t, v) })
 	}
 }
@@ -105,5 +107,14 @@ func upgradeFrom(t *testing.T, version int) {
 	}
 	if _, err := st.Event(2); err == nil {
 		t.Errorf("after the upgrade the member reads the administrator's private event")
+	}
+	var owner string
+	if err := old.QueryRow(ctx, `SELECT owner FROM ctxhook_search.events(ARRAY[3::bigint], 10)`).Scan(&owner); err != nil || owner != "ctxadmin" {
+		t.Errorf("after the upgrade the team event's owner: %q, %v", owner, err)
+	}
+	if got := eventIDs(t, admin, `SELECT count(*) FROM pg_indexes WHERE tablename = 'ctxhook_events'
+		AND indexdef NOT LIKE '%(owner, visibility%' AND indexdef NOT LIKE '%WHERE (visibility = ''team''::text)%'
+		AND indexdef NOT LIKE '%(visibility = ''team''::text) AND%' AND indexname <> 'ctxhook_events_owner_machine_local_id_key'`); got[0] != 0 {
+		t.Errorf("after the upgrade %d indexes of the events are led by something else", got[0])
 	}
 }
