@@ -46,6 +46,7 @@ var ownerLedReads = `ALTER TABLE public.ctxhook_docs DROP CONSTRAINT ctxhook_doc
 	CREATE INDEX ctxhook_events_team_key ON public.ctxhook_events(event_key, id) WHERE visibility = 'team' AND event_key <> '';
 	ALTER TYPE ctxhook_search.event ADD ATTRIBUTE owner name;
 	` + ownerLedFunctions + `
+	` + putFunction + `
 	REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ctxhook_search FROM PUBLIC;
 	GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA ctxhook_search TO ctxhook_users;`
 

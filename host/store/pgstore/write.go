@@ -3,6 +3,8 @@ package pgstore
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"regexp"
 	"unicode/utf8"
@@ -16,7 +18,7 @@ import (
 // at most 1 MiB, and a 10 MiB response must still be searchable to its
 // end, so a body is indexed in pieces, each overlapping the next by
 // docOverlap bytes so a term across a cut is still found.
-var DocSize = 128 << 10
+const DocSize = 128 << 10
 
 const docOverlap = 256
 
@@ -43,7 +45,8 @@ func (s *Store) Apply(events []abi.Event, _ []abi.Effect) ([]int64, error) {
 	var ids []int64
 	err := pgx.BeginFunc(ctx, s.conn, func(tx pgx.Tx) error {
 		for _, e := range events {
-			id, _, err := s.insert(ctx, tx, e, nil)
+			local := directLocalID()
+			id, _, err := s.insert(ctx, tx, e, &local)
 			if err != nil {
 				return err
 			}
@@ -55,6 +58,14 @@ func (s *Store) Apply(events []abi.Event, _ []abi.Effect) ([]int64, error) {
 		return nil, fmt.Errorf("pgstore: write: %w", err)
 	}
 	return ids, nil
+}
+
+// directLocalID is the local id of an event written directly: put
+// refuses an event without one, and a random negative one is never a
+// shipped event's (local ids count up from 1) nor, in practice, another
+// direct event's.
+func directLocalID() int64 {
+	return -1 - rand.Int64N(math.MaxInt64)
 }
 
 // insertSQL stores one event and its searchable pieces in one statement
@@ -70,16 +81,37 @@ const insertSQL = `SELECT * FROM ctxhook_search.put($1::text, $2::bigint, $3::te
 // nil, is the event's id in this machine's store, which makes shipping
 // exactly once however often a batch is retried.
 func (s *Store) insertArgs(e abi.Event, localID *int64) []any {
-	pre := e.Tool + "\n" + e.Server + "\n" + e.Args + "\n"
-	ps := pieces(clean(searchBody(e)), DocSize)
+	f := func(s string) string { return capText(s, maxFieldBytes) }
+	args, resp, text := capText(clean(e.Args), maxBodyBytes), capText(clean(e.Response), maxBodyBytes), capText(clean(e.Text), maxBodyBytes)
+	truncated := e.Truncated || len(args) < len(clean(e.Args)) || len(resp) < len(clean(e.Response)) || len(text) < len(clean(e.Text))
+	tool, server := f(e.Tool), f(e.Server)
+	pre := clean(tool + "\n" + server + "\n" + args + "\n")
+	body := resp
+	if e.Text != "" {
+		body = text
+	}
+	ps := pieces(body, DocSize)
 	offs, docs := make([]int64, len(ps)), make([]string, len(ps))
 	for i, p := range ps {
 		offs[i], docs[i] = p.off, p.text
 	}
-	docs[0] = clean(pre) + docs[0]
-	return []any{s.opts.Machine, localID, s.visibility(e.Server), e.TimeMS, e.Session, e.Harness, e.HookEvent,
-		e.Category, e.Tool, e.Server, e.ToolUseID, e.Cwd, clean(e.Args), clean(e.Response), clean(e.Text),
-		int64(e.ResponseBytes), e.Truncated, int64(e.Redactions), e.Key, int64(e.ContextBytes), len(clean(pre)), offs, docs}
+	docs[0] = pre + docs[0]
+	return []any{f(s.opts.Machine), localID, s.visibility(e.Server), e.TimeMS, f(e.Session), f(e.Harness), f(e.HookEvent),
+		f(e.Category), tool, server, f(e.ToolUseID), f(e.Cwd), args, resp, text,
+		int64(e.ResponseBytes), truncated, int64(e.Redactions), f(e.Key), int64(e.ContextBytes), len(pre), offs, docs}
+}
+
+// capText cuts s to at most n bytes on a character boundary: what put
+// accepts (maxBodyBytes, maxFieldBytes), so that an event past them is
+// shipped cut and marked rather than refused on every try.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // insert stores one event; inserted is false for one stored before.
