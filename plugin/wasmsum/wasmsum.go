@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "30a00783b64f9af0c1d35ace031fd547ab03d8678831912c561f55ee3e7167e6"
+const SHA256 = "06633beaeb2b47a4bedb756a0aed242d66ab47e438d533dbb04faa4fde661f66"

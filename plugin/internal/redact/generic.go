@@ -209,7 +209,7 @@ func modifierWord(w string) bool {
 func bookkeeping(w string) bool {
 	switch w {
 	case "page", "continuation", "next", "cursor", "pagination", "sync", "resume", "cache", "idempotency", "dedup",
-		"sort", "partition", "public", "pub", "row", "object", "lookup", "routing", "shard", "foreign", "primary",
+		"sort", "partition", "public", "pub", "row", "object", "lookup", "routing", "shard", "foreign", "primary", "blob",
 		"nextpage", "pagetoken", "nextpagetoken", "continuationtoken", "synctoken", "cachekey", "idempotencykey",
 		"publickey", "sortkey", "partitionkey", "primarykey", "foreignkey", "objectkey", "rowkey":
 		return true

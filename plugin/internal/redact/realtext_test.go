@@ -114,10 +114,14 @@ func TestUnnamedRealText(t *testing.T) {
 	}
 }
 
-// keyMaterial: a redaction by gitleaks' generic rule or the shape
+// keyMaterial: an armoured private key or PuTTY's private lines (Go's
+// crypto tests hold dozens, labelled TESTING KEY), or a redaction by gitleaks' generic rule or the shape
 // stage's credential kind of hex or base64 of 32 bytes or more, under a
 // name holding secret or key.
 func keyMaterial(f string, sp Span) bool {
+	if sp.Repl == "[REDACTED:"+kindPrivate+"]" {
+		return true
+	}
 	if sp.Repl != "[REDACTED:generic-api-key]" && sp.Repl != "[REDACTED:"+kindCredential+"]" {
 		return false
 	}
@@ -130,19 +134,13 @@ func keyMaterial(f string, sp Span) bool {
 	return strings.Contains(k, "secret") || strings.Contains(k, "key")
 }
 
-func isBase64(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; !isAlnum(c) && c != '+' && c != '/' && c != '=' {
-			return false
-		}
-	}
-	return true
-}
-
-// testVector: the edit took a value of hex digits under a name that
+// testVector: the edit took a private key's block or lines, or a value of hex digits under a name that
 // ends in secret or is key.
 func testVector(f string, e edit) bool {
 	v := f[e.start:e.end]
+	if e.repl == "[REDACTED:"+kindPrivate+"]" {
+		return true // a private key's armoured block or PuTTY lines
+	}
 	if !isHex(v) || e.repl != "[REDACTED:"+kindCredential+"]" {
 		return false
 	}
@@ -150,6 +148,6 @@ func testVector(f string, e edit) bool {
 	if len(w) == 0 {
 		return false
 	}
-	k := strings.ToLower(w[0])
-	return strings.HasSuffix(k, "secret") || k == "key"
+	k := strings.TrimSuffix(strings.ToLower(w[0]), "hex")
+	return strings.HasSuffix(k, "secret") || strings.HasSuffix(k, "key") && !strings.Contains(k, "public")
 }

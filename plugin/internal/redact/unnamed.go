@@ -48,15 +48,7 @@ var runByte = func() (t [256]bool) {
 
 // unnamed returns the changes (sorted, disjoint, as replacements of s's
 // bytes) for the credentials in s no rule named.
-func unnamed(s string) []edit {
-	var out []edit
-	tokenRuns(s, func(a, b int) {
-		if e, ok := judgeRun(s, a, b); ok {
-			out = append(out, e)
-		}
-	})
-	return out
-}
+func unnamed(s string) []edit { return shapes(s, markIndex(s), 0) }
 
 // tokenRuns calls f for every run of runByte bytes in s, as long as it
 // can be (s[a-1] and s[b] are not runByte), of at least minToken bytes,
@@ -151,6 +143,9 @@ func judgeValue(s string, a, b int, key string, param, prose bool) (edit, bool) 
 	}
 	if pref {
 		return edit{a, b, "[REDACTED:" + kindPrefixed + "]"}, true
+	}
+	if prose && len(words) > 1 && bookkeeping(words[1]) {
+		return edit{}, false // "public key: age1...", "cache key ..."
 	}
 	if credentialKey(lk, last) || credentialPhrase(words) || usingBefore(words) && strongRandom(v) {
 		return edit{a, b, "[REDACTED:" + kindCredential + "]"}, true
@@ -322,13 +317,14 @@ func wordsBefore(s string, a int) []string {
 // credentialPhrase: the words before a value name a credential and lead
 // to it: "token", "the API key is", "password was", "credential: ".
 func credentialPhrase(words []string) bool {
-	for _, w := range words {
+	for i, w := range words {
 		last := lastWord(w)
 		if identifierWord(last) {
 			return false
 		}
 		if credentialKey(w, last) {
-			return true
+			// "public key: age1...", "cache key ...": a qualifier before it.
+			return i+1 >= len(words) || !bookkeeping(words[i+1])
 		}
 		if !linkWord(w) {
 			return false
@@ -360,7 +356,7 @@ func usingBefore(words []string) bool {
 // needs a body of 32 bytes at least; a prefix of two segments or more
 // (Doppler's dp.st., sb_secret_, tskey-auth-) needs 20.
 func prefixedToken(v string) bool {
-	if hostLed(v) || len(v) >= 36 && isUUID(v[len(v)-36:]) {
+	if hostLed(v) || len(v) >= 36 && isUUID(v[len(v)-36:]) || slugID(v) {
 		return false
 	}
 	i, segs := 0, 0
@@ -532,7 +528,7 @@ func allLower(s string) bool {
 // UUID or a path, and random (hex of 16 or more, or entropy with digits
 // or both cases).
 func randomish(v string, min int) bool {
-	if len(v) < min || isUUID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v) || publicKeyDER(v) {
+	if len(v) < min || isUUID(v) || slugID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v) || publicKeyDER(v) {
 		return false
 	}
 	st := statsOf(v)

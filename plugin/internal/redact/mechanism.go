@@ -1,0 +1,514 @@
+package redact
+
+import (
+	"slices"
+	"strings"
+)
+
+// The shape stage judges each token run by mechanisms, not by a list of
+// vendors: what frames the value (an armour header, PuTTY's fields, an
+// assignment whose name says key, token, secret, password or
+// credential), the words around it in prose (a credential word or a
+// product's name within a few words), and, for text that is
+// percent-encoded or JSON-escaped, the same judgement on the decoded
+// text, its edits mapped back onto the original bytes. All of it rides
+// on the stage's one walk over the token runs (tokenRuns) and on the
+// marks the scanner's one pass found: no mechanism reads the whole text
+// again.
+
+// shapes returns the shape stage's edits on s (sorted, disjoint); marks
+// are the offsets of markLits in s; depth counts the decodings s went
+// through.
+func shapes(s string, marks []int, depth int) []edit {
+	var f found
+	for _, m := range marks {
+		if e, ok := marked(s, m); ok {
+			f.add(e)
+		}
+	}
+	framed := f.done()
+	f.es = append([]edit(nil), framed...)
+	k, decodedTo := 0, 0
+	tokenRuns(s, func(a, b int) {
+		for k < len(framed) && framed[k].end <= a {
+			k++
+		}
+		if k < len(framed) && framed[k].start <= a {
+			return // inside a block already taken
+		}
+		if depth < maxDecode && a >= decodedTo && encoded(s, a, b) {
+			var es []edit
+			es, decodedTo = decodeSpan(s, a, b, depth)
+			f.add(es...)
+		}
+		a = pastEscape(s, a, b)
+		if e, ok := assigned(s, a, b); ok {
+			f.add(e)
+			return
+		}
+		if e, ok := judgeRun(s, a, b); ok {
+			f.add(e)
+			return
+		}
+		if e, ok := windowed(s, a, b); ok {
+			f.add(e)
+		}
+	})
+	return f.done()
+}
+
+// found collects edits from the mechanisms, in any order; done sorts
+// them and merges those that overlap into one.
+type found struct{ es []edit }
+
+func (f *found) add(es ...edit) { f.es = append(f.es, es...) }
+
+func (f *found) done() []edit {
+	if len(f.es) < 2 {
+		return f.es
+	}
+	slices.SortFunc(f.es, func(x, y edit) int { return x.start - y.start })
+	out := f.es[:1]
+	for _, e := range f.es[1:] {
+		if top := &out[len(out)-1]; e.start < top.end {
+			top.end = max(top.end, e.end)
+		} else {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// pastEscape skips a JSON escape (\n, \r, \t) that a run starts with: in
+// "...\nAGE-SECRET-KEY-1..." the token starts after the n.
+func pastEscape(s string, a, b int) int {
+	if a > 0 && s[a-1] == '\\' && a+1 < b && (s[a] == 'n' || s[a] == 'r' || s[a] == 't') {
+		return a + 1
+	}
+	return a
+}
+
+// assigned judges the value that holds the run s[a:b] when it is
+// assigned to a name (NAME = value, "name": "value", name: value,
+// NAME=value): whatever bytes the value holds (':', '/', '+', '='), it
+// goes whole when the name says it is a credential and the value is not
+// code or an identifier.
+func assigned(s string, a, b int) (edit, bool) {
+	key, v0, v1, ok := assignment(s, a, b)
+	// The value's bytes first: they settle most runs without a word of
+	// the name being read.
+	if !ok || !randomValue(s[v0:v1]) || !credentialName(key) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
+		return edit{}, false
+	}
+	if !secretValue(s[v0:v1], key) {
+		return edit{}, false
+	}
+	return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
+}
+
+// valueByte: a byte an assigned value may hold besides a run's (the
+// separators of FCM's keys, Google's refresh tokens, connection strings).
+func valueByte(c byte) bool {
+	return runByte[c] || strings.IndexByte(":@!#$*^|~", c) >= 0
+}
+
+// maxValue bounds how far a value is read around its run.
+const maxValue = 1024
+
+// assignment finds the name the run s[a:b] is assigned to and the whole
+// value [v0, v1): the run widened over value bytes, after an operator
+// and blanks (NAME = value, "name": "value"), or after the name glued
+// to it by '=' or ':' (NAME=abc:def).
+func assignment(s string, a, b int) (key string, v0, v1 int, ok bool) {
+	r0 := a
+	for r0 > 0 && a-r0 < maxValue && valueByte(s[r0-1]) {
+		r0--
+	}
+	v1 = b
+	for v1 < len(s) && v1-b < maxValue && valueByte(s[v1]) {
+		v1++
+	}
+	for v1 > b && strings.IndexByte(".,:;!", s[v1-1]) >= 0 {
+		v1-- // what ends a sentence
+	}
+	// Glued: NAME=value or NAME:value, the name starting the widened
+	// run; else the name before an operator. A glued name that is no
+	// credential's (AAAA:APA91b... after FCM_SERVER_KEY =) gives way to
+	// the one before.
+	glued, g0 := "", 0
+	if g := strings.IndexAny(s[r0:v1], "=:"); g > 0 && isKeyName(s[r0:r0+g]) {
+		glued, g0 = s[r0:r0+g], r0+g+1
+		for g0 < v1 && (s[g0] == '=' || s[g0] == ':') {
+			g0++
+		}
+		if credentialName(glued) {
+			return glued, g0, v1, true
+		}
+	}
+	if k, ok := opKey(s, r0); ok {
+		return k, r0, v1, true
+	}
+	if glued != "" {
+		return glued, g0, v1, true
+	}
+	return "", 0, 0, false
+}
+
+// opKey reads back from a value starting at s[v]: its opening quote
+// (escaped or not), blanks, an assignment operator (=, :, :=, =>), blanks,
+// the name's closing quote, then the name.
+func opKey(s string, v int) (string, bool) {
+	i := v
+	if i > 0 && (s[i-1] == '"' || s[i-1] == '\'' || s[i-1] == '`') {
+		i--
+		for i > 0 && s[i-1] == '\\' {
+			i--
+		}
+	}
+	i = blanksBack(s, i)
+	if i == 0 {
+		return "", false
+	}
+	switch s[i-1] {
+	case '=':
+		i--
+		if i > 0 && strings.IndexByte(":=!<>", s[i-1]) >= 0 {
+			i--
+		}
+	case ':':
+		i--
+	case '>':
+		if i < 2 || s[i-2] != '=' {
+			return "", false
+		}
+		i -= 2
+	default:
+		return "", false
+	}
+	i = blanksBack(s, i)
+	if i > 0 && (s[i-1] == '"' || s[i-1] == '\'' || s[i-1] == '`') {
+		i--
+		for i > 0 && s[i-1] == '\\' {
+			i--
+		}
+	}
+	j := keyStart(s, i)
+	if j == i {
+		return "", false
+	}
+	return s[j:i], true
+}
+
+// wordBefore is the word before a one-word name (a qualifier in prose:
+// "public key: ..."), found by reading back from the value at v.
+func wordBefore(s string, v int, key string) string {
+	k := strings.LastIndex(s[max(0, v-len(key)-16):v], key)
+	if k < 0 || strings.IndexAny(key, "_.-") >= 0 {
+		return ""
+	}
+	j := max(0, v-len(key)-16) + k
+	if j == 0 || s[j-1] != ' ' {
+		return ""
+	}
+	i := keyStart(s, j-1)
+	return s[i : j-1]
+}
+
+func blanksBack(s string, i int) int {
+	for k := 0; k < 8 && i > 0 && (s[i-1] == ' ' || s[i-1] == '\t'); k++ {
+		i--
+	}
+	return i
+}
+
+// credentialName: a name whose last word (modifiers such as value or
+// prod aside) names a credential: key, token, secret, password,
+// passphrase, credential(s), api (cf_api), license, or one glued to it
+// (apiKey, PrivateKey), and no word of which makes it bookkeeping
+// (page_token, cache_key, public_key) or an identifier (key_id).
+func credentialName(key string) bool {
+	words := keyWords(key)
+	for _, w := range words {
+		if bookkeeping(w) {
+			return false
+		}
+	}
+	k := len(words) - 1
+	for k > 0 && modifierWord(words[k]) {
+		k--
+	}
+	noun := words[k]
+	if identifierWord(noun) || strings.HasSuffix(noun, "publickey") || strings.HasSuffix(noun, "keyid") {
+		return false
+	}
+	if noun == "pass" && len(words) == 1 {
+		return false // "PASS: TestX"; pass= alone is the key_value rule's
+	}
+	switch noun {
+	case "api", "license", "licence", "licensekey", "pat", "dsn":
+		return true
+	}
+	return credentialNoun(noun) || strings.HasSuffix(noun, "key") && len(noun) > 3 && k > 0 || strings.HasSuffix(noun, "privatekey")
+}
+
+// secretValue: an assigned value that is not code, a path, a URL, a
+// placeholder or an identifier, and whose letters and digits read as
+// random.
+func secretValue(v, key string) bool {
+	if !randomValue(v) || codeValue(v, key) || identPath(v) || isUUID(v) || publicKeyDER(v) || hostLed(v) || slugID(v) || ticketKey(v) || fileName(v) || dated(v) {
+		return false
+	}
+	if st := statsOf(v); st.hexOnly() {
+		noun := keyWords(key)
+		return st.hexLetters > 0 && entropy(v) >= 2.8 && !(len(noun) == 1 && noun[0] == "key" && digest(v))
+	}
+	return entropy(v) >= 3.2 && !sequence(v) && !wordlike(v)
+}
+
+// randomValue: what secretValue asks of the value's bytes alone, cheap
+// enough to ask of every run.
+func randomValue(v string) bool {
+	if len(v) < 12 || v[0] == '/' || v[0] == '.' || v[0] == '~' || v[0] == '$' || strings.Contains(v, "://") {
+		return false
+	}
+	st := statsOf(v)
+	return st.n >= 12 && !st.wordy() && (st.digit > 0 || st.lower > 1 && st.upper > 1)
+}
+
+// slugID: an identifier made of words joined by '-', '_' or '.', in one
+// case, with short codes among them (HELDOUT-END-FACT-ZQX7781-PLUTONIUM,
+// api-server-7f8d9c6b5-x2k4p): half its parts or more read as words and
+// none is longer than 12 bytes, where a token's random body is one long
+// part (AGE-SECRET-KEY-1<58>, NRAK-<27>).
+func slugID(v string) bool {
+	parts, words := 0, 0
+	lower, upper := false, false
+	for i := 0; i < len(v); {
+		j := i
+		for j < len(v) && isAlnum(v[j]) {
+			j++
+		}
+		if j-i > 12 || j == i && j < len(v) && v[j] != '-' && v[j] != '_' && v[j] != '.' {
+			return false
+		}
+		if j > i {
+			st := statsOf(v[i:j])
+			lower, upper = lower || st.lower > 0, upper || st.upper > 0
+			parts++
+			if st.digit == 0 && j-i >= 3 && st.vowels > 0 && wordlike(v[i:j]) {
+				words++
+			}
+		}
+		i = j + 1
+	}
+	return parts >= 3 && !(lower && upper) && words >= 2 && 2*words >= parts
+}
+
+// windowed judges a random run in prose by the words around it on its
+// line: a credential word (key, token, secret, password, credential,
+// license, API) among the words before it, reached over link words
+// ("is", "the"), product names (a capitalised word: "the Deepgram key
+// is ...") and at most one other word; a product's name right before a
+// colon ("AssemblyAI: ..."); or, after it, a link word then such a chain
+// ("... is our Deepgram key"). An identifier's word (id, commit, trace,
+// sha...) nearer to the value than the credential word makes it an
+// identifier.
+func windowed(s string, a, b int) (edit, bool) {
+	v0, v1 := trimValue(s, a, b)
+	v := s[v0:v1]
+	if !randomish(v, minToken) || slugID(v) || strings.IndexByte(v, '.') >= 0 && identPath(v) {
+		return edit{}, false
+	}
+	before := proseWords(s, v0, -1)
+	if len(before) > 1 && nounOf(before[0].w) == "id" && nounOf(before[1].w) == "key" && nearAccount(s, v0, v1) {
+		return edit{v0, v1, "[REDACTED:" + kindKeyID + "]"}, true // "private key id ..."
+	}
+	if len(before) > 0 && identifierWord(nounOf(before[0].w)) {
+		return edit{}, false
+	}
+	if len(before) > 0 && vendorColon(s, before[0], v0, v1) {
+		return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
+	}
+	after := proseWords(s, v1, 1)
+	if len(after) > 0 && strings.Trim(s[v1:after[0].a], " \t(") != "" {
+		after = nil // a comment or another field follows, not prose about it
+	}
+	if credentialChain(before, v, true) || credentialChain(after, v, false) {
+		return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
+	}
+	return edit{}, false
+}
+
+// word is a word of prose and where it lies.
+type word struct {
+	w    string // as written
+	a, b int
+}
+
+// proseWords returns up to six words before s[i] (dir -1, nearest first)
+// or four after it (dir 1), on its line, within 80 bytes.
+func proseWords(s string, i, dir int) []word {
+	var out []word
+	lim, n := 80, 6
+	if dir > 0 {
+		lim, n = 48, 4
+	}
+	j := i
+	for len(out) < n && abs(j-i) < lim {
+		// Skip what is between words: blanks, quotes, a colon or a
+		// comma. Code's punctuation (a call's parenthesis, an operator,
+		// a dot) or a line's end stops the window.
+		for abs(j-i) < lim {
+			c := byte(0)
+			if dir < 0 && j > 0 {
+				c = s[j-1]
+			} else if dir > 0 && j < len(s) {
+				c = s[j]
+			}
+			if c == 0 || isWordByte(c) {
+				break
+			}
+			if strings.IndexByte(" \t\"'`:,", c) < 0 && !(c == '(' && len(out) == 0 && dir > 0) {
+				return out
+			}
+			j += dir
+		}
+		k := j
+		if dir < 0 {
+			for k > 0 && (isWordByte(s[k-1]) || s[k-1] == '-') {
+				k--
+			}
+			if k == j {
+				return out
+			}
+			out = append(out, word{s[k:j], k, j})
+		} else {
+			for k < len(s) && (isWordByte(s[k]) || s[k] == '-') {
+				k++
+			}
+			if k == j {
+				return out
+			}
+			out = append(out, word{s[j:k], j, k})
+		}
+		j = k
+	}
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// capitalised: a product's name as prose writes one (Deepgram,
+// AssemblyAI, AWS), not a sentence's first common word: it has a
+// capital after its first byte, or it is no common English word.
+func capitalised(w string) bool {
+	if len(w) < 2 || !isUpperByte(w[0]) {
+		return false
+	}
+	if labelWord(strings.ToLower(w)) {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if isUpperByte(w[i]) || isDigit(w[i]) {
+			return true
+		}
+	}
+	return true
+}
+
+// labelWord: a common word that labels a value in output (Expected:,
+// Got:, Result:), not a product.
+func labelWord(w string) bool {
+	switch w {
+	case "expected", "got", "want", "actual", "result", "results", "output", "input", "value", "values", "data", "error",
+		"warning", "info", "debug", "note", "response", "request", "body", "header", "line", "status", "state", "message",
+		"parent", "tree", "object", "blob", "tag", "merge", "head", "base", "old", "new", "before", "after", "from", "to",
+		"source", "target", "salt", "seed", "iv", "nonce", "challenge", "address", "account", "user", "owner", "author",
+		"pass", "fail", "ok", "skip", "done", "todo", "fixme", "usage", "example", "default",
+		"the", "a", "an", "this", "that", "it", "see", "use", "set", "run", "and", "or", "but", "with", "for", "in", "on":
+		return true
+	}
+	return false
+}
+
+// vendorColon: "<Product>: <value>", the product's name right before a
+// colon and the value.
+func vendorColon(s string, w word, v0, v1 int) bool {
+	if !capitalised(w.w) || identifierWord(nounOf(w.w)) || w.a > 0 && strings.IndexByte("\"'`", s[w.a-1]) >= 0 {
+		return false // a key in JSON or a dict is no product's name
+	}
+	for _, k := range keyWords(w.w) {
+		if bookkeeping(k) {
+			return false
+		}
+	}
+	if s[w.b] != ':' || strings.Trim(s[w.b+1:v0], " \t") != "" {
+		return false
+	}
+	// A random token, not a path or a name: hex of 32 digits or more,
+	// or both cases and digits; letters, digits and - _ + = only.
+	st := statsOf(s[v0:v1])
+	if !(st.hexOnly() && st.n >= 32 && st.digit > 0 && st.hexLetters > 0 || st.lower > 0 && st.upper > 0 && st.digit > 0 && st.n >= 20) {
+		return false
+	}
+	for _, c := range []byte(s[v0:v1]) {
+		if !isAlnum(c) && strings.IndexByte("-_+=", c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// credentialChain: the words (nearest first) reach a credential word
+// over link words, product names and at most one other word, with no
+// identifier's word first. After a value (before false) the chain must
+// start with a link word ("is", "for").
+func credentialChain(ws []word, v string, before bool) bool {
+	other, vendor := 0, false
+	for i, w := range ws {
+		lw := strings.ToLower(w.w)
+		last := nounOf(w.w)
+		link := linkWord(lw) || lw == "a" || lw == "an" || lw == "for" || lw == "from" || lw == "here"
+		if identifierWord(last) || bookkeeping(last) || !before && i == 0 && !link {
+			return false
+		}
+		if credentialWord(lw, last) {
+			// A bare "key" right before a digest is a cache's or a
+			// store's key, not a credential; a public key is public.
+			if i+1 < len(ws) && bookkeeping(strings.ToLower(ws[i+1].w)) {
+				return false
+			}
+			return !(last == "key" && i == 0 && !vendor && digest(v))
+		}
+		switch {
+		case link:
+		case capitalised(w.w):
+			vendor = true
+		default:
+			if other++; other > 1 || !before {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// credentialWord: a word of prose that names a credential.
+func credentialWord(lw, last string) bool {
+	switch last {
+	case "license", "licence", "api", "apikey", "keys":
+		return true
+	}
+	return credentialKey(lw, last)
+}
+
+// nounOf is a name's last word (buildID: id; Change-Id: id).
+func nounOf(w string) string {
+	ws := keyWords(w)
+	return ws[len(ws)-1]
+}

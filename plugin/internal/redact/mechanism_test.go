@@ -1,0 +1,134 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMechanisms: each mechanism of the shape stage on examples written
+// from vendors' published formats, in the places text carries them:
+// prose, NAME = value, JSON (with \n escapes), URLs. gone must not
+// survive (no 10-byte stretch of it); keep must.
+func TestMechanisms(t *testing.T) {
+	ovpn := "-----BEGIN OpenVPN Static key V1-----\n" + strings.Repeat("6acef03f62675b4b1bbd03e53b187727\n", 16) + "-----END OpenVPN Static key V1-----"
+	ppk := "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20240101\nPublic-Lines: 2\n" +
+		"AAAAC3NzaC1lZDI1NTE5AAAAIOp0Xb4k1\nQ2w3e4r5t6y7u8i9o0pA\nPrivate-Lines: 1\nAAAAIBz9Kq3mVb7Xc2Lw8Rt5Yp4Nd6Hs1Jf0Ge\n" +
+		"Private-MAC: 5f1e0b7c3a9d2e8f4b6a1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f\n"
+	tests := []struct {
+		name string
+		in   string
+		gone []string
+		keep []string
+	}{
+		{"openvpn static key", "config:\n" + ovpn + "\nend", []string{"6acef03f62675b4b1b"}, []string{"config:", "end"}},
+		{"openvpn static key in JSON", `{"tls_auth": "` + strings.ReplaceAll(ovpn, "\n", `\n`) + `"}`, []string{"6acef03f62675b4b1b"}, nil},
+		{"pgp private key block", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n\nlQOYBGXyQ2kBCAC7d9Xf3Lq2Wm8Zr4Tb1Nc6Ys0Hv5Jp9Ke\n=Xq3r\n-----END PGP PRIVATE KEY BLOCK-----",
+			[]string{"lQOYBGXyQ2kBCAC7d9Xf3"}, nil},
+		{"ssh2 private key", "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\nComment: \"rsa-key\"\nP2/56wAAAi4AAAA3aWYtbW9kbntzaWdue3JzYS1wa2NzMS1zaGExfSxlbmNyeXB0\n---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+			[]string{"P2/56wAAAi4AAAA3aW"}, nil},
+		{"truncated private key", "$ head -3 id_ed25519\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACBc4dkcWNQp2lGk0vbJ3aFfEJmHx",
+			[]string{"b3BlbnNzaC1rZXktdjEAAAAA", "QyNTUxOQAAACBc4dkc"}, []string{"head -3 id_ed25519"}},
+		{"certificate stays", "-----BEGIN CERTIFICATE-----\nMIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ\n-----END CERTIFICATE-----",
+			nil, []string{"MIIDdzCCAl+gAwIBAgIEAgAAuTANBgkqhkiG9w0BAQUFADBaMQswCQYDVQQGEwJJ"}},
+		{"public key stays", "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE=\n-----END PUBLIC KEY-----",
+			nil, []string{"MCowBQYDK2VwAyEAGb9ECWmEzf6FQbrBZ9w7lshQhqowtrbLDFw4rXAxZuE="}},
+		{"header alone in code stays", `const hdr = "-----BEGIN RSA PRIVATE KEY-----"`, nil, []string{"-----BEGIN RSA PRIVATE KEY-----"}},
+		{"putty private lines and MAC", ppk, []string{"AAAAIBz9Kq3mVb7Xc2Lw8", "5f1e0b7c3a9d2e8f4b6a"}, []string{"Private-Lines: 1", "AAAAC3NzaC1lZDI1NTE5AAAAIOp0Xb4k1"}},
+		{"wireguard in prose", "the private key for wg0 is yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk= and the peer's is public",
+			[]string{"yAnz5TF+lXXJte14tji3"}, nil},
+		{"wireguard config", "[Interface]\nPrivateKey = yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=\nPublicKey = xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=",
+			[]string{"yAnz5TF+lXXJte14tji3"}, []string{"xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg="}},
+		{"age key in JSON after \\n", `{"identity": "# created: 2024-01-01\n# public key: age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p\nAGE-SECRET-KEY-1QQPDL2U6KZ7VE9RRQYQFZDNMEX0A3ZMN8H2QW7V8XJ4S5YQ3F6RZSL8V4Q"}`,
+			[]string{"AGE-SECRET-KEY-1QQPDL2U6KZ7VE9"}, []string{"age1ql3z7hjy54pw3hyww5ayyfg7zqgvc7w3j2elw8zmrj2kg5sfn9aqmcac8p"}},
+		{"vendor key in prose", "the Deepgram key is 3f9c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f, rotate it", []string{"3f9c2b7a1e4d8f6c0b5a"}, []string{"rotate it"}},
+		{"product name and colon", "AssemblyAI: 8e3f1c9a7b2d4e6f0a1b3c5d7e9f2a4b", []string{"8e3f1c9a7b2d4e6f0a1b"}, nil},
+		{"license with a suffix", "our New Relic license 9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2fNRAL goes in the agent", []string{"9a8b7c6d5e4f3a2b1c0d"}, nil},
+		{"value then its name", "3f9c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f is our Deepgram API key", []string{"3f9c2b7a1e4d8f6c0b5a"}, nil},
+		{"fcm server key with a colon", "FCM_SERVER_KEY = AAAAq7Zk9Lm:APA91bHx3Kq8Rz2Wm5Tn7Yp1Vb4Ld6Fs9Gh0Jk2Lm3Nq5Rs7Tv9Wx1Yz3Ab5Cd7Ef9Gh1Ij3Kl5Mn7Op9Qr",
+			[]string{"AAAAq7Zk9Lm", "APA91bHx3Kq8Rz2Wm5Tn"}, []string{"FCM_SERVER_KEY = "}},
+		{"refresh token with slashes", "GOOGLE_REFRESH_TOKEN = 1//0gXk3Lm9Qr2Tv5Wx8Yz1Ab4Cd7Ef0Gh3Ij6Kl9Mn2Op5Qr8St1Uv4Wx7Yz",
+			[]string{"1//0gXk3Lm9Qr2Tv5Wx8"}, nil},
+		{"cloudflare token under cf_api", `{"cf_api": "Xk3Lm9Qr2Tv5Wx8Yz1Ab4Cd7Ef0Gh3Ij6Kl9Mn2", "zone": "example.com"}`,
+			[]string{"Xk3Lm9Qr2Tv5Wx8Yz1Ab"}, []string{"example.com"}},
+		{"gcp key id in prose", "service account ci@proj.iam.gserviceaccount.com has private key id 4bf92f3577b34da6a3ce929d0e0e47364bf92f35",
+			[]string{"4bf92f3577b34da6a3ce"}, []string{"ci@proj.iam.gserviceaccount.com"}},
+		{"redis URL percent-encoded in a query", "https://app.example.com/setup?conn=redis%3A%2F%2Fdefault%3Ahunter2hunter2%40cache.internal%3A6379&x=1",
+			[]string{"hunter2hunter2"}, []string{"cache.internal", "&x=1"}},
+		{"mongodb+srv in a query, JSON-escaped &", `{"url": "https://x.example.com/cb?a=1\u0026uri=mongodb%2Bsrv%3A%2F%2Fadmin%3AQx7Lm2Pz9Kw4%40cluster0.ab1cd.mongodb.net%2Fdb"}`,
+			[]string{"Qx7Lm2Pz9Kw4"}, []string{"cluster0.ab1cd.mongodb.net"}},
+		{"jdbc password in a query", "https://x.example.com/?dsn=jdbc%3Apostgresql%3A%2F%2Fdb%3A5432%2Fapp%3Fuser%3Dapp%26password%3DZr8Kq2Lm5Wn9",
+			[]string{"Zr8Kq2Lm5Wn9"}, nil},
+		{"azure account key in a query", "https://x.example.com/?cs=DefaultEndpointsProtocol%3Dhttps%3BAccountName%3Dacct%3BAccountKey%3DQ3r8ZbT1xW7mN2pL4kJ9hG6fD5sA1qZx%2BabCdEf%3D%3D%3BEndpointSuffix%3Dcore.windows.net",
+			[]string{"Q3r8ZbT1xW7mN2pL4kJ9"}, []string{"AccountName%3Dacct"}},
+		{"ado.net password in a query", "https://x.example.com/?c=Server%3Dtcp%3Adb%2C1433%3BUser%20ID%3Dsa%3BPassword%3DVb7Nm2Qx9Lk4%3B",
+			[]string{"Vb7Nm2Qx9Lk4"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := New().String(tt.in)
+			for _, g := range tt.gone {
+				if strings.Contains(got, g) {
+					t.Errorf("%q survived: %s", g, got)
+				}
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(got, k) {
+					t.Errorf("%q lost: %s", k, got)
+				}
+			}
+			if again, _ := New().String(got); again != got {
+				t.Errorf("not idempotent:\n%s\n%s", got, again)
+			}
+			if want, _ := sequential(New(), tt.in); want != got {
+				t.Errorf("sequential %q, pass %q", want, got)
+			}
+		})
+	}
+}
+
+// TestIdentifiersStay: identifiers, and identifier-valued assignments in
+// code, are never redacted.
+func TestIdentifiersStay(t *testing.T) {
+	for _, s := range []string{
+		"remember HELDOUT-END-FACT-ZQX7781-PLUTONIUM-KUMQUAT for later",
+		"the ticket key is HELDOUT-END-NOTE-QRV2290-TITANIUM-MANGO",
+		"pod api-server-7f8d9c6b5-x2k4p restarted",
+		"password: password,\n  token = token\n  apiKey: this.apiKey,\n  password=os.Getenv(\"PASSWORD\")",
+		"const { password: userPassword, secret: clientSecret } = opts",
+		"commit 4bf92f3577b34da6a3ce929d0e0e47364bf92f35 fixed the token refresh",
+		"4bf92f3577b34da6a3ce929d0e0e47364bf92f35 Fix token refresh",
+		"request id 7f3a9b2c41d84e2f9a0b1c2d3e4f5a6b for the api key rotation",
+		"trace_id=4bf92f3577b34da6a3ce929d0e0e4736 user 123e4567-e89b-42d3-a456-426614174000",
+		"Change-Id: I7958b02529131241fd0a5bde1d8d9953f63f09e8",
+		"Expected: 3f9c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f",
+		"https://example.com/search?q=api%20key%20rotation%20plan&page=2",
+		`{"dependencies": {"jsonwebtoken": "^9.0.2", "csrf-token": "~1.2.0", "keytar": ">=7.0 <8"}}`,
+	} {
+		if got, _ := New().String(s); got != s {
+			t.Errorf("changed: %q\n -> %q", s, got)
+		}
+	}
+}
+
+// FuzzPercentDecode: the offsets percentDecode gives map every decoded
+// stretch back to the bytes that decode to exactly it, so an edit on
+// decoded text covers whole escapes in the original.
+func FuzzPercentDecode(f *testing.F) {
+	for _, s := range []string{"a%3Ab", "redis%3A%2F%2Fu%3Ap%40h", `x\u0026y=1`, `x\\u0026y`, "a+b%2", "%%41%4", "%e2%82%ac"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		dec, pos := percentDecode(s)
+		if len(pos) != len(dec)+1 || pos[0] != 0 && len(dec) > 0 || pos[len(dec)] != len(s) {
+			t.Fatalf("%q: pos %v for %q", s, pos, dec)
+		}
+		for i := 0; i < len(dec); i++ {
+			if pos[i] >= pos[i+1] {
+				t.Fatalf("%q: pos not increasing at %d: %v", s, i, pos)
+			}
+			if d, _ := percentDecode(s[pos[i]:pos[i+1]]); d != dec[i:i+1] {
+				t.Fatalf("%q: byte %d is %q, its source %q decodes to %q", s, i, dec[i:i+1], s[pos[i]:pos[i+1]], d)
+			}
+		}
+	})
+}
