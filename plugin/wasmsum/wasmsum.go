@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "06633beaeb2b47a4bedb756a0aed242d66ab47e438d533dbb04faa4fde661f66"
+const SHA256 = "8fceafc1350d9aa5e87d41f23a6941e337f2a565f992ecede1ba073748cf68f0"

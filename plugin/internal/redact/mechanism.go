@@ -46,11 +46,19 @@ func shapes(s string, marks []int, depth int) []edit {
 			f.add(e)
 			return
 		}
-		if e, ok := judgeRun(s, a, b); ok {
+		// Whether the run reads as random is asked once: the value
+		// judgements and the window of words all start from it, and most
+		// runs (hashes, ids) end there.
+		v0, v1 := trimValue(s, a, b)
+		rnd := randomish(s[v0:v1], minToken)
+		if e, ok := judgeRun(s, a, b, rnd); ok {
 			f.add(e)
 			return
 		}
-		if e, ok := windowed(s, a, b); ok {
+		if !rnd {
+			return
+		}
+		if e, ok := windowed(s, v0, v1); ok {
 			f.add(e)
 		}
 	})
@@ -95,9 +103,9 @@ func pastEscape(s string, a, b int) int {
 // code or an identifier.
 func assigned(s string, a, b int) (edit, bool) {
 	key, v0, v1, ok := assignment(s, a, b)
-	// The value's bytes first: they settle most runs without a word of
-	// the name being read.
-	if !ok || !randomValue(s[v0:v1]) || !credentialName(key) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
+	// The name first: most runs are assigned to no credential's name
+	// ("commit", "uuid"), and a one-word name costs no split.
+	if !ok || !credentialName(key) || !randomValue(s[v0:v1]) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
 		return edit{}, false
 	}
 	if !secretValue(s[v0:v1], key) {
@@ -227,7 +235,15 @@ func blanksBack(s string, i int) int {
 // (apiKey, PrivateKey), and no word of which makes it bookkeeping
 // (page_token, cache_key, public_key) or an identifier (key_id).
 func credentialName(key string) bool {
-	words := keyWords(key)
+	// One lower-case word (JSON's "commit", "checksum", "uuid") needs no
+	// split: most names a run is assigned to are such.
+	var one [1]string
+	words := one[:]
+	if plainWord(key) {
+		one[0] = key
+	} else {
+		words = keyWords(key)
+	}
 	for _, w := range words {
 		if bookkeeping(w) {
 			return false
@@ -249,6 +265,17 @@ func credentialName(key string) bool {
 		return true
 	}
 	return credentialNoun(noun) || strings.HasSuffix(noun, "key") && len(noun) > 3 && k > 0 || strings.HasSuffix(noun, "privatekey")
+}
+
+// plainWord: lower-case letters and digits only, as keyWords would
+// return it whole.
+func plainWord(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return k != ""
 }
 
 // secretValue: an assigned value that is not code, a path, a URL, a
@@ -313,13 +340,23 @@ func slugID(v string) bool {
 // ("... is our Deepgram key"). An identifier's word (id, commit, trace,
 // sha...) nearer to the value than the credential word makes it an
 // identifier.
-func windowed(s string, a, b int) (edit, bool) {
-	v0, v1 := trimValue(s, a, b)
+//
+// The caller has trimmed the run to s[v0:v1] and found it random.
+func windowed(s string, v0, v1 int) (edit, bool) {
 	v := s[v0:v1]
-	if !randomish(v, minToken) || slugID(v) || strings.IndexByte(v, '.') >= 0 && identPath(v) {
+	if slugID(v) || strings.IndexByte(v, '.') >= 0 && identPath(v) {
 		return edit{}, false
 	}
-	before := proseWords(s, v0, -1)
+	var bufB, bufA [6]word // on the stack
+	// The nearest word alone settles most random runs in data: the key
+	// of a hash or an id ("commit", "sha256", "trace_id").
+	// ("private key id" reads on.)
+	if w := proseWords(bufB[:0], s, v0, -1, 1); len(w) > 0 {
+		if n := nounOf(w[0].w); n != "id" && identifierWord(n) {
+			return edit{}, false
+		}
+	}
+	before := proseWords(bufB[:0], s, v0, -1, 6)
 	if len(before) > 1 && nounOf(before[0].w) == "id" && nounOf(before[1].w) == "key" && nearAccount(s, v0, v1) {
 		return edit{v0, v1, "[REDACTED:" + kindKeyID + "]"}, true // "private key id ..."
 	}
@@ -329,7 +366,7 @@ func windowed(s string, a, b int) (edit, bool) {
 	if len(before) > 0 && vendorColon(s, before[0], v0, v1) {
 		return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
 	}
-	after := proseWords(s, v1, 1)
+	after := proseWords(bufA[:0], s, v1, 1, 4)
 	if len(after) > 0 && strings.Trim(s[v1:after[0].a], " \t(") != "" {
 		after = nil // a comment or another field follows, not prose about it
 	}
@@ -345,13 +382,12 @@ type word struct {
 	a, b int
 }
 
-// proseWords returns up to six words before s[i] (dir -1, nearest first)
-// or four after it (dir 1), on its line, within 80 bytes.
-func proseWords(s string, i, dir int) []word {
-	var out []word
-	lim, n := 80, 6
+// proseWords appends to out up to n words before s[i] (dir -1, nearest
+// first, within 80 bytes) or after it (dir 1, within 48), on its line.
+func proseWords(out []word, s string, i, dir, n int) []word {
+	lim := 80
 	if dir > 0 {
-		lim, n = 48, 4
+		lim = 48
 	}
 	j := i
 	for len(out) < n && abs(j-i) < lim {
@@ -509,6 +545,9 @@ func credentialWord(lw, last string) bool {
 
 // nounOf is a name's last word (buildID: id; Change-Id: id).
 func nounOf(w string) string {
+	if plainWord(w) {
+		return w
+	}
 	ws := keyWords(w)
 	return ws[len(ws)-1]
 }

@@ -82,7 +82,10 @@ func tokenRuns(s string, f func(a, b int)) {
 
 // judgeRun decides on the token run s[a:b]: a key=value inside it (a
 // URL parameter, an env line) or a value after the words before it.
-func judgeRun(s string, a, b int) (edit, bool) {
+//
+// rnd says whether the trimmed run reads as random (randomish), which
+// the caller has asked already.
+func judgeRun(s string, a, b int, rnd bool) (edit, bool) {
 	// A value glued to its key: name=value, the name a key's bytes.
 	if k := strings.IndexByte(s[a:b], '='); k > 0 && isKeyName(s[a:a+k]) && b-(a+k+1) >= 8 {
 		v0, v1 := trimValue(s, a+k+1, b)
@@ -92,10 +95,10 @@ func judgeRun(s string, a, b int) (edit, bool) {
 		if a > 0 && s[a-1] == '\\' && len(key) > 5 && key[:5] == "u0026" {
 			key, param = key[5:], true
 		}
-		return judgeValue(s, v0, v1, key, param, false)
+		return judgeValue(s, v0, v1, key, param, false, randomish(s[v0:v1], minToken))
 	}
 	v0, v1 := trimValue(s, a, b)
-	return judgeValue(s, v0, v1, "", false, true)
+	return judgeValue(s, v0, v1, "", false, true, rnd)
 }
 
 // trimValue drops what ends a sentence or a URL from a value: trailing
@@ -111,7 +114,7 @@ func trimValue(s string, a, b int) (int, int) {
 // by '='; param: a URL parameter's name) or, with prose, after the words
 // before it. The tests that need no words come first and cost no
 // allocation: most runs end there.
-func judgeValue(s string, a, b int, key string, param, prose bool) (edit, bool) {
+func judgeValue(s string, a, b int, key string, param, prose, rnd bool) (edit, bool) {
 	v := s[a:b]
 	if len(v) < 8 {
 		return edit{}, false
@@ -123,7 +126,7 @@ func judgeValue(s string, a, b int, key string, param, prose bool) (edit, bool) 
 		return edit{}, false
 	}
 	pref := prefixedToken(v)
-	if !pref && !randomish(v, minToken) {
+	if !pref && !rnd {
 		return edit{}, false
 	}
 	var words []string
