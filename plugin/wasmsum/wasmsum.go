@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "8fceafc1350d9aa5e87d41f23a6941e337f2a565f992ecede1ba073748cf68f0"
+const SHA256 = "9ed66d136b1bf5e8a1e9d4c6a5a1046a4261a16b14e3e4647ceb831437609253"

@@ -24,7 +24,7 @@ import (
 // names (markLits), so text without them costs nothing here.
 
 // markLits are the literals the scanner marks for this stage.
-var markLits = []string{"-----begin", "---- begin", "private-lines", "private-mac"}
+var markLits = []string{"-----begin", "---- begin", "private-lines", "private-mac", "untrusted comment:"}
 
 // kindPrivate is the marker's kind for every armoured or PuTTY secret,
 // the one the private_key rule writes.
@@ -41,6 +41,8 @@ func marked(s string, i int) (edit, bool) {
 	switch lowerTab[s[i]] {
 	case '-':
 		return armoured(s, i)
+	case 'u':
+		return commentedKey(s, i+len("untrusted comment:"))
 	}
 	if hasLowerPrefix(s[i:], "private-lines") {
 		return ppkLines(s, i+len("private-lines"))
@@ -60,10 +62,7 @@ func armourHeader(s string, i int) (label string, end int, dashes int, ok bool) 
 		}
 	}
 	j := i + len(open)
-	k := j
-	for k < len(s) && k-j <= maxLabel && armourLabelByte(s[k]) {
-		k++
-	}
+	k := labelEnd(s, j)
 	if k == j || k-j > maxLabel || !strings.HasPrefix(s[k:], close) && !(dashes == 4 && strings.HasPrefix(s[k-1:], close)) {
 		return "", 0, 0, false
 	}
@@ -75,6 +74,20 @@ func armourHeader(s string, i int) (label string, end int, dashes int, ok bool) 
 
 func armourLabelByte(c byte) bool {
 	return isAlnum(c) || c == ' ' || c == '_' || c == '.' || c == '/'
+}
+
+// labelEnd is where a label starting at s[j] ends: its bytes, and dashes
+// inside it (OpenVPN's "tls-crypt-v2 client key") up to the run of four
+// or five that closes the line, at most maxLabel+1 bytes on.
+func labelEnd(s string, j int) int {
+	k := j
+	for k < len(s) && k-j <= maxLabel {
+		if c := s[k]; !armourLabelByte(c) && !(c == '-' && !strings.HasPrefix(s[k:], "----")) {
+			break
+		}
+		k++
+	}
+	return k
 }
 
 // secretLabel: the label names private or secret material.
@@ -163,11 +176,8 @@ func armourBodyByte(c byte) bool {
 
 // armourEnd is where the END line at s[j:] ends, or 0.
 func armourEnd(s string, j, dashes int) int {
-	k := j + 4 + dashes
-	start := k
-	for k < len(s) && k-start <= maxLabel && armourLabelByte(s[k]) {
-		k++
-	}
+	start := j + 4 + dashes
+	k := labelEnd(s, start)
 	if dashes == 5 && strings.HasPrefix(s[k:], "-----") {
 		return k + 5
 	}
@@ -209,12 +219,47 @@ func lineEnd(s string, j int) int {
 		case '\n', '\r':
 			return j
 		case '\\':
-			if j+1 < len(s) && (s[j+1] == 'n' || s[j+1] == 'r' || s[j+1] == '\\' || s[j+1] == '"') {
+			// A line break's escape ends the line; an escaped quote or
+			// backslash (Comment: \"rsa-key\") is the line's content.
+			k := j
+			for k < len(s) && s[k] == '\\' {
+				k++
+			}
+			if k < len(s) && (s[k] == 'n' || s[k] == 'r') {
 				return j
 			}
+			j = k
 		}
 	}
 	return j
+}
+
+// commentedKey takes the key line after minisign's and signify's
+// "untrusted comment:" (s[j:] is what follows it) when the comment says
+// the file holds a secret key: the comment line stays, the base64 line
+// under it goes. A public key's or a signature's comment ("signature
+// from ... secret key") is public and stays.
+func commentedKey(s string, j int) (edit, bool) {
+	e := lineEnd(s, j)
+	if e-j > 256 {
+		return edit{}, false
+	}
+	c := strings.ToLower(s[j:e])
+	if !(strings.Contains(c, "secret key") || strings.Contains(c, "private key")) || strings.Contains(c, "signature") || strings.Contains(c, "public") {
+		return edit{}, false
+	}
+	a := lineBreaks(s, e)
+	if a == e {
+		return edit{}, false // the key is on the next line
+	}
+	b := a
+	for b < len(s) && (isAlnum(s[b]) || s[b] == '+' || s[b] == '/' || s[b] == '=') {
+		b++
+	}
+	if b-a < 40 {
+		return edit{}, false
+	}
+	return edit{a, b, "[REDACTED:" + kindPrivate + "]"}, true
 }
 
 // ppkLines takes the base64 lines after "Private-Lines:" (s[j:] is what
