@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "9ed66d136b1bf5e8a1e9d4c6a5a1046a4261a16b14e3e4647ceb831437609253"
+const SHA256 = "b6e7740e0daaca377d93b90fd8b4a44a0182792a9eedcecb6ad1bbfb8ec0f6f0"

@@ -50,7 +50,11 @@ func shapes(s string, marks []int, depth int) []edit {
 		// judgements and the window of words all start from it, and most
 		// runs (hashes, ids) end there.
 		v0, v1 := trimValue(s, a, b)
-		rnd := randomish(s[v0:v1], minToken)
+		if basicPair(s[v0:v1]) && !pageKey(s, v0) {
+			f.add(edit{v0, v1, "[REDACTED:" + kindCredential + "]"})
+			return
+		}
+		rnd := randomish(s[v0:v1], minToken) || slashedToken(s[v0:v1])
 		if e, ok := judgeRun(s, a, b, rnd); ok {
 			f.add(e)
 			return
@@ -63,6 +67,20 @@ func shapes(s string, marks []int, depth int) []edit {
 		}
 	})
 	return f.done()
+}
+
+// pageKey: the value at s[v] is assigned to a page's or a cursor's name
+// (next_page_token): an opaque position, not a credential.
+func pageKey(s string, v int) bool {
+	k, ok := opKey(s, v)
+	return ok && paging(k)
+}
+
+// slashedToken: a random body after "//" that starts no URL or path
+// (Google's refresh tokens: 1//0...): randomish turns down any "//".
+func slashedToken(v string) bool {
+	k := strings.LastIndex(v, "//")
+	return k > 0 && k < 4 && strings.IndexByte(v[:k], '/') < 0 && isAlnum(v[0]) && randomish(v[k+2:], minToken)
 }
 
 // found collects edits from the mechanisms, in any order; done sorts
@@ -373,7 +391,7 @@ func windowed(s string, v0, v1 int) (edit, bool) {
 	if credentialChain(before, v, true) || credentialChain(after, v, false) {
 		return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
 	}
-	return edit{}, false
+	return sentenceWindow(s, v0, v1)
 }
 
 // word is a word of prose and where it lies.

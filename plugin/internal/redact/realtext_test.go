@@ -134,12 +134,18 @@ func keyMaterial(f string, sp Span) bool {
 	return strings.Contains(k, "secret") || strings.Contains(k, "key")
 }
 
-// testVector: the edit took a private key's block or lines, or a value of hex digits under a name that
-// ends in secret or is key.
+// testVector: the edit took a private key's block or lines, a user and password pair in base64
+// (a credential by its decoding), an Authorization header's credentials, or a value of hex digits under a name that ends in secret or is key.
 func testVector(f string, e edit) bool {
 	v := f[e.start:e.end]
 	if e.repl == "[REDACTED:"+kindPrivate+"]" {
 		return true // a private key's armoured block or PuTTY lines
+	}
+	if e.repl == "[REDACTED:"+kindCredential+"]" && basicPair(v) {
+		return true // a user and password pair in base64 (Authorization: Basic, AUTH PLAIN)
+	}
+	if w := wordsBefore(f, e.start); len(w) > 1 && ((w[0] == "basic" || w[0] == "bearer") && w[1] == "authorization" || w[0] == "plain" && w[1] == "auth") {
+		return true // an Authorization header's or SMTP AUTH PLAIN's credentials, well formed or not
 	}
 	if !isHex(v) || e.repl != "[REDACTED:"+kindCredential+"]" {
 		return false

@@ -205,7 +205,7 @@ func lastWord(lk string) string {
 // digest or a position, not a credential.
 func identifierWord(w string) bool {
 	switch w {
-	case "id", "ids", "uuid", "guid", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "etag",
+	case "id", "ids", "uuid", "guid", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "h1", "hash", "digest", "checksum", "etag",
 		"commit", "trace", "span", "ref", "rev", "revision", "version", "cursor", "build", "run", "job", "number",
 		"name", "path", "url", "uri", "file", "filename", "fingerprint", "integrity", "thumbprint", "request", "req",
 		"ticket", "issue", "key_id", "keyid", "nonce", "idempotency", "image", "layer", "container", "session":
