@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "b6e7740e0daaca377d93b90fd8b4a44a0182792a9eedcecb6ad1bbfb8ec0f6f0"
+const SHA256 = "d76a9d645b265734b1bc2c76a6e3537593fe13eadb1e2c2c7e099af86d17799e"

@@ -54,7 +54,7 @@ func shapes(s string, marks []int, depth int) []edit {
 			f.add(edit{v0, v1, "[REDACTED:" + kindCredential + "]"})
 			return
 		}
-		rnd := randomish(s[v0:v1], minToken) || slashedToken(s[v0:v1])
+		rnd := randomish(s[v0:v1], minToken) || shapedToken(s[v0:v1])
 		if e, ok := judgeRun(s, a, b, rnd); ok {
 			f.add(e)
 			return
@@ -74,6 +74,48 @@ func shapes(s string, marks []int, depth int) []edit {
 func pageKey(s string, v int) bool {
 	k, ok := opKey(s, v)
 	return ok && paging(k)
+}
+
+// shapedToken: a random value in a shape randomish turns down, as
+// vendors publish them: after "1//", dotted (kubeadm's abcdef.<16>), or
+// hex tagged with a few capitals (New Relic's <36 hex>NRAL).
+func shapedToken(v string) bool {
+	return slashedToken(v) || dottedToken(v) || taggedHex(v)
+}
+
+// dottedToken: two parts joined by one dot, letters and digits in one
+// case, the first of 4 to 12 bytes, the second of 16 or more, with
+// digits and letters, random: no host or class name has that shape.
+func dottedToken(v string) bool {
+	k := strings.IndexByte(v, '.')
+	if k < 4 || k > 12 || len(v)-k-1 < 16 || strings.IndexByte(v[k+1:], '.') >= 0 {
+		return false
+	}
+	st := statsOf(v[k+1:])
+	first := statsOf(v[:k])
+	return first.other == 0 && st.other == 0 && st.digit > 0 && st.lower+st.upper > 0 && !(st.lower > 0 && st.upper > 0) &&
+		entropy(v[k+1:]) >= 3.0
+}
+
+// taggedHex: 32 hex digits or more with up to five capitals before or
+// after them (a product's tag), the hex random.
+func taggedHex(v string) bool {
+	if len(v) < 36 {
+		return false
+	}
+	a, b := 0, len(v)
+	for a < 5 && isUpperByte(v[a]) {
+		a++
+	}
+	for len(v)-b < 5 && b > a && isUpperByte(v[b-1]) {
+		b--
+	}
+	if a == 0 && b == len(v) || b-a < 32 {
+		return false
+	}
+	core := v[a:b]
+	st := statsOf(core)
+	return st.other == 0 && st.upper == 0 && st.hexOnly() && st.digit > 0 && st.hexLetters*8 >= st.n && entropy(core) >= 3.0
 }
 
 // slashedToken: a random body after "//" that starts no URL or path
@@ -300,6 +342,9 @@ func plainWord(k string) bool {
 // placeholder or an identifier, and whose letters and digits read as
 // random.
 func secretValue(v, key string) bool {
+	if dottedToken(v) || taggedHex(v) {
+		return true
+	}
 	if !randomValue(v) || codeValue(v, key) || identPath(v) || isUUID(v) || publicKeyDER(v) || hostLed(v) || slugID(v) || ticketKey(v) || fileName(v) || dated(v) {
 		return false
 	}
@@ -362,7 +407,7 @@ func slugID(v string) bool {
 // The caller has trimmed the run to s[v0:v1] and found it random.
 func windowed(s string, v0, v1 int) (edit, bool) {
 	v := s[v0:v1]
-	if slugID(v) || strings.IndexByte(v, '.') >= 0 && identPath(v) {
+	if slugID(v) || strings.IndexByte(v, '.') >= 0 && identPath(v) && !dottedToken(v) {
 		return edit{}, false
 	}
 	var bufB, bufA [6]word // on the stack
@@ -382,14 +427,16 @@ func windowed(s string, v0, v1 int) (edit, bool) {
 		return edit{}, false
 	}
 	if len(before) > 0 && vendorColon(s, before[0], v0, v1) {
-		return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
+		w0, w1 := widenProse(s, v0, v1)
+		return edit{w0, w1, "[REDACTED:" + kindCredential + "]"}, true
 	}
 	after := proseWords(bufA[:0], s, v1, 1, 4)
 	if len(after) > 0 && strings.Trim(s[v1:after[0].a], " \t(") != "" {
 		after = nil // a comment or another field follows, not prose about it
 	}
 	if credentialChain(before, v, true) || credentialChain(after, v, false) {
-		return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
+		w0, w1 := widenProse(s, v0, v1) // the whole value, not a piece of it
+		return edit{w0, w1, "[REDACTED:" + kindCredential + "]"}, true
 	}
 	return sentenceWindow(s, v0, v1)
 }

@@ -87,12 +87,12 @@ func widenProse(s string, v0, v1 int) (int, int) {
 		b--
 	}
 	// Widened over code ("len(x)+y") or a path, it is the run alone.
-	if (a < v0 || b > v1) && (wordlike(s[a:b]) || strings.Count(s[a:b], "/") > 1 || hostLed(s[a:b])) {
+	if (a < v0 || b > v1) && (strings.ContainsAny(s[a:b], "()") && wordlike(s[a:b]) || strings.Count(s[a:b], "/") > 1 || hostLed(s[a:b])) {
 		return v0, v1
 	}
 	// A word glued by ':' or '=' (token:abc..., key=abc...) is a name,
 	// not the value's.
-	if k := strings.IndexAny(s[a:b], ":="); k > 0 && nameBytes(s[a:a+k]) {
+	if k := strings.IndexAny(s[a:b], ":="); k > 0 && nameBytes(s[a:a+k]) && (credentialName(s[a:a+k]) || allLower(s[a:a+k])) {
 		a += k + 1
 	}
 	return a, b
@@ -150,11 +150,11 @@ func sentenceWalk(out []word, s string, i, dir int) []word {
 // proseGap: a byte prose puts between words: blanks, quotes, commas,
 // colons, a dash, markdown's asterisks, any non-ASCII byte
 // (a typographic dash or quote), and, right next to the value, the
-// parentheses of an aside. A full stop (a sentence's end, or code's
+// parentheses of an aside or an arrow's head ("-> <value>"). A full stop (a sentence's end, or code's
 // member access), '!', '?', an operator, a brace or a bracket, or a
 // call's parenthesis further off ends the window: code is not prose.
 func proseGap(c byte, first bool) bool {
-	if c >= 0x80 || strings.IndexByte(" \t,;:\"'`-*", c) >= 0 {
+	if c >= 0x80 || strings.IndexByte(" \t,;:\"'`-*", c) >= 0 || c == '>' && first {
 		return true
 	}
 	return first && (c == '(' || c == ')')
