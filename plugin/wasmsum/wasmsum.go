@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d76a9d645b265734b1bc2c76a6e3537593fe13eadb1e2c2c7e099af86d17799e"
+const SHA256 = "575ca87fa53d81818749c43fdf30955b0b491d42aa72707cae692297bfe46a52"

@@ -165,7 +165,7 @@ func assigned(s string, a, b int) (edit, bool) {
 	key, v0, v1, ok := assignment(s, a, b)
 	// The name first: most runs are assigned to no credential's name
 	// ("commit", "uuid"), and a one-word name costs no split.
-	if !ok || !credentialName(key) || !randomValue(s[v0:v1]) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
+	if !ok || !(credentialName(key) || sharedCertificate(key, s[v0:v1])) || !randomValue(s[v0:v1]) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
 		return edit{}, false
 	}
 	if !secretValue(s[v0:v1], key) {
@@ -314,6 +314,11 @@ func credentialName(key string) bool {
 		k--
 	}
 	noun := words[k]
+	// MJ_APIKEY_PRIVATE, API_KEY_PRIVATE: the private half of a key
+	// pair whose public half is named beside it.
+	if noun == "private" && k > 0 && credentialNoun(words[k-1]) {
+		return true
+	}
 	if identifierWord(noun) || strings.HasSuffix(noun, "publickey") || strings.HasSuffix(noun, "keyid") {
 		return false
 	}
@@ -325,6 +330,32 @@ func credentialName(key string) bool {
 		return true
 	}
 	return credentialNoun(noun) || strings.HasSuffix(noun, "key") && len(noun) > 3 && k > 0 || strings.HasSuffix(noun, "privatekey")
+}
+
+// codeIdent: an identifier of code as a value (creds.password,
+// authToken): dotted, or reading as words, or with no digit. Random hex
+// or base62 that happens to start with a letter is no identifier.
+func codeIdent(v string) bool {
+	if !identPath(v) {
+		return false
+	}
+	if st := statsOf(v); st.hexOnly() && st.digit > 0 && len(v) >= 16 {
+		return false
+	}
+	return strings.IndexByte(v, '.') >= 0 || wordlike(v) || !strings.ContainsAny(v, "0123456789")
+}
+
+// sharedCertificate: a name that says certificate (AGORA_APP_CERTIFICATE,
+// app_cert) over a value no X.509 certificate can be: hex, or 64 bytes
+// or fewer, not DER's base64 (MII...) nor PEM. Such a "certificate" is a
+// shared secret.
+func sharedCertificate(key, v string) bool {
+	ws := keyWords(key)
+	n := ws[len(ws)-1]
+	if n != "certificate" && n != "cert" || strings.HasPrefix(v, "MII") || strings.HasPrefix(v, "-----") {
+		return false
+	}
+	return isHex(v) || len(v) <= 64
 }
 
 // plainWord: lower-case letters and digits only, as keyWords would
@@ -345,7 +376,7 @@ func secretValue(v, key string) bool {
 	if dottedToken(v) || taggedHex(v) {
 		return true
 	}
-	if !randomValue(v) || codeValue(v, key) || identPath(v) || isUUID(v) || publicKeyDER(v) || hostLed(v) || slugID(v) || ticketKey(v) || fileName(v) || dated(v) {
+	if !randomValue(v) || codeValue(v, key) || codeIdent(v) || isUUID(v) || publicKeyDER(v) || hostLed(v) || slugID(v) || ticketKey(v) || fileName(v) || dated(v) {
 		return false
 	}
 	if st := statsOf(v); st.hexOnly() {

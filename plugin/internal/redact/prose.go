@@ -53,6 +53,10 @@ func sentenceWindow(s string, v0, v1 int) (edit, bool) {
 	if c == noWord || min(ib, ia) <= c {
 		return edit{}, false
 	}
+	// A certificate is public unless its value cannot be one.
+	if cw := wordAt(before, after, cb, ca); strings.EqualFold(cw, "certificate") && !sharedCertificate(cw, s[w0:w1]) {
+		return edit{}, false
+	}
 	// A bare "key" right next to a digest, with no product named, is a
 	// cache's or a store's key.
 	if digest(s[v0:v1]) && (cb == 0 && bareKey(before[0].w) || ca == 0 && bareKey(after[0].w)) && !anyCapitalised(before, after) {
@@ -225,6 +229,14 @@ func leadsOn(w string) bool {
 		return true
 	}
 	return false
+}
+
+// wordAt is the nearer of before[cb] and after[ca].
+func wordAt(before, after []word, cb, ca int) string {
+	if cb <= ca {
+		return before[cb].w
+	}
+	return after[ca].w
 }
 
 func bareKey(w string) bool { return strings.EqualFold(w, "key") }
