@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "575ca87fa53d81818749c43fdf30955b0b491d42aa72707cae692297bfe46a52"
+const SHA256 = "0880f60f8a06c8b999d3cf97587c981f7e9bb8d66d497ae8ddb18dff5e8ee132"

@@ -42,19 +42,28 @@ func shapes(s string, marks []int, depth int) []edit {
 			f.add(es...)
 		}
 		a = pastEscape(s, a, b)
-		if e, ok := assigned(s, a, b); ok {
-			f.add(e)
-			return
+		if namedByIdentifier(s, a) {
+			return // "commit": "<sha>", sha256:<hex>: no mechanism takes it
 		}
-		// Whether the run reads as random is asked once: the value
-		// judgements and the window of words all start from it, and most
-		// runs (hashes, ids) end there.
+		// A value assigned to a name is read only when its run is random
+		// itself: identifiers and paths in code are most runs.
+		// The run's letters and digits are counted once (trimming drops
+		// none of them): whether it reads as random settles most runs. An
+		// assigned value is read when the run is random or is a piece of
+		// a longer value (AAAA...:APA91b...).
 		v0, v1 := trimValue(s, a, b)
+		st := statsOf(s[v0:v1])
+		if randomStats(s[a:b], st) || gluedValue(s, a, b) {
+			if e, ok := assigned(s, a, b); ok {
+				f.add(e)
+				return
+			}
+		}
 		if basicPair(s[v0:v1]) && !pageKey(s, v0) {
 			f.add(edit{v0, v1, "[REDACTED:" + kindCredential + "]"})
 			return
 		}
-		rnd := randomish(s[v0:v1], minToken) || shapedToken(s[v0:v1])
+		rnd := randomishStats(s[v0:v1], minToken, st) || shapedToken(s[v0:v1])
 		if e, ok := judgeRun(s, a, b, rnd); ok {
 			f.add(e)
 			return
@@ -67,6 +76,29 @@ func shapes(s string, marks []int, depth int) []edit {
 		}
 	})
 	return f.done()
+}
+
+// namedByIdentifier: the word right before s[a] (over blanks, quotes
+// and a colon) is an identifier's (commit, sha256, uuid, trace_id...),
+// which every mechanism would read as naming an identifier, a hash or a
+// reference. "id" alone reads on: "private key id" next to an account
+// is the key's id.
+func namedByIdentifier(s string, a int) bool {
+	var buf [1]word
+	w := proseWords(buf[:0], s, a, -1, 1)
+	if len(w) == 0 {
+		return false
+	}
+	n := nounOf(w[0].w)
+	return n != "id" && identifierWord(strings.ToLower(n))
+}
+
+// gluedValue: the run s[a:b] is glued to more of a value by a byte
+// runs do not hold (AAAA...:APA91b..., user@host!x): a separator with a
+// run byte past it.
+func gluedValue(s string, a, b int) bool {
+	return b+1 < len(s) && !runByte[s[b]] && valueByte(s[b]) && runByte[s[b+1]] ||
+		a > 1 && !runByte[s[a-1]] && valueByte(s[a-1]) && runByte[s[a-2]]
 }
 
 // pageKey: the value at s[v] is assigned to a page's or a cursor's name
@@ -350,12 +382,20 @@ func codeIdent(v string) bool {
 // or fewer, not DER's base64 (MII...) nor PEM. Such a "certificate" is a
 // shared secret.
 func sharedCertificate(key, v string) bool {
+	if !hasFoldSuffix(key, "cert") && !hasFoldSuffix(key, "certificate") {
+		return false // most names, without a split
+	}
 	ws := keyWords(key)
 	n := ws[len(ws)-1]
 	if n != "certificate" && n != "cert" || strings.HasPrefix(v, "MII") || strings.HasPrefix(v, "-----") {
 		return false
 	}
 	return isHex(v) || len(v) <= 64
+}
+
+// hasFoldSuffix: s ends with the lower-case suffix, in any case.
+func hasFoldSuffix(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 // plainWord: lower-case letters and digits only, as keyWords would
@@ -388,11 +428,13 @@ func secretValue(v, key string) bool {
 
 // randomValue: what secretValue asks of the value's bytes alone, cheap
 // enough to ask of every run.
-func randomValue(v string) bool {
+func randomValue(v string) bool { return randomStats(v, statsOf(v)) }
+
+// randomStats is randomValue with v's stats counted already.
+func randomStats(v string, st charStats) bool {
 	if len(v) < 12 || v[0] == '/' || v[0] == '.' || v[0] == '~' || v[0] == '$' || strings.Contains(v, "://") {
 		return false
 	}
-	st := statsOf(v)
 	return st.n >= 12 && !st.wordy() && (st.digit > 0 || st.lower > 1 && st.upper > 1)
 }
 

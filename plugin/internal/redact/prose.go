@@ -259,7 +259,7 @@ func anyCapitalised(a, b []word) bool {
 // these are written; the decoded bytes must be printable with no blank,
 // the user a name's bytes and the password six bytes or more.
 func basicPair(v string) bool {
-	if len(v) < 12 || len(v) > 512 || len(v)%4 != 0 || !isBase64(v) || isHex(v) {
+	if len(v) < 12 || len(v) > 512 || len(v)%4 != 0 || !asciiLead(v[0]) || !asciiLead(v[4]) || !asciiLead(v[8]) || !isBase64(v) || isHex(v) {
 		return false
 	}
 	var buf [384]byte
@@ -287,6 +287,13 @@ func basicPair(v string) bool {
 		return false
 	}
 	return printable(d[k+1:]) && !bytes.HasPrefix(d[k+1:], []byte("//"))
+}
+
+// asciiLead: a byte that can open a group of four in the base64 of
+// printable ASCII (the top six bits of 0x20-0x7e: I-Z, a-f), or A for a
+// NUL: most runs (hex, random tokens) fail at the first group.
+func asciiLead(c byte) bool {
+	return c == 'A' || c >= 'I' && c <= 'Z' || c >= 'a' && c <= 'f'
 }
 
 // printable: ASCII with no blank, quote or brace (not JSON, not prose).

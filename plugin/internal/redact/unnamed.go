@@ -530,19 +530,33 @@ func allLower(s string) bool {
 // randomish: a value after a credential word: min bytes or more, not a
 // UUID or a path, and random (hex of 16 or more, or entropy with digits
 // or both cases).
-func randomish(v string, min int) bool {
-	if len(v) < min || isUUID(v) || slugID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v) || publicKeyDER(v) {
+func randomish(v string, min int) bool { return randomishStats(v, min, statsOf(v)) }
+
+// randomishStats is randomish with v's stats counted already. The tests
+// on the stats come first: they settle most runs (names, paths) before
+// the costlier shapes are looked at.
+func randomishStats(v string, min int, st charStats) bool {
+	if len(v) < min || st.n < min*3/4 || st.other*4 > st.n {
 		return false
 	}
-	st := statsOf(v)
-	if st.n < min*3/4 || st.other*4 > st.n {
-		return false
-	}
-	if st.hexOnly() {
+	hex := st.hexOnly()
+	if hex {
 		// A number (1.5E+10) is not hex: random hex is a third letters.
-		return st.digit > 0 && st.hexLetters*8 >= st.n && entropy(v) >= 2.8
+		if st.digit == 0 || st.hexLetters*8 < st.n {
+			return false
+		}
+	} else if !(st.digit > 0 || st.lower > 1 && st.upper > 1) || st.wordy() {
+		return false
 	}
-	return (st.digit > 0 || st.lower > 1 && st.upper > 1) && !st.wordy() && entropy(v) >= 3.3 && !wordlike(v) && !sequence(v)
+	// Letters and digits alone (a hash, a token) hold none of the
+	// separators that make a UUID, a slug, a path or a file's name.
+	if st.other > 0 && (isUUID(v) || slugID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v)) || publicKeyDER(v) {
+		return false
+	}
+	if hex {
+		return entropy(v) >= 2.8
+	}
+	return entropy(v) >= 3.3 && !wordlike(v) && !sequence(v)
 }
 
 // strongRandom: a bare token that is random beyond doubt: 32 bytes or
