@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "0880f60f8a06c8b999d3cf97587c981f7e9bb8d66d497ae8ddb18dff5e8ee132"
+const SHA256 = "38f3f8796a96a4a7cb9e8217bfaf6f4d2d0271bba8acaecbeb25e88320248069"

@@ -153,8 +153,11 @@ func taggedHex(v string) bool {
 // slashedToken: a random body after "//" that starts no URL or path
 // (Google's refresh tokens: 1//0...): randomish turns down any "//".
 func slashedToken(v string) bool {
-	k := strings.LastIndex(v, "//")
-	return k > 0 && k < 4 && strings.IndexByte(v[:k], '/') < 0 && isAlnum(v[0]) && randomish(v[k+2:], minToken)
+	k := 1
+	for k < 4 && k+1 < len(v) && !(v[k] == '/' && v[k+1] == '/') {
+		k++
+	}
+	return k < 4 && k+1 < len(v) && strings.LastIndex(v, "//") == k && strings.IndexByte(v[:k], '/') < 0 && isAlnum(v[0]) && randomish(v[k+2:], minToken)
 }
 
 // found collects edits from the mechanisms, in any order; done sorts
