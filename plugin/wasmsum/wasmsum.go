@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "38f3f8796a96a4a7cb9e8217bfaf6f4d2d0271bba8acaecbeb25e88320248069"
+const SHA256 = "0ddb6a334fa929b986229bb161d047567d58e0789ae77ff7b9a74c476f70d5c6"

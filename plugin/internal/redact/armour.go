@@ -24,7 +24,8 @@ import (
 // names (markLits), so text without them costs nothing here.
 
 // markLits are the literals the scanner marks for this stage.
-var markLits = []string{"-----begin", "---- begin", "private-lines", "private-mac", "untrusted comment:"}
+var markLits = []string{"-----begin", "---- begin", "private-lines", "private-mac", "untrusted comment:",
+	"secret", "password", "passphrase", "credential", "token"}
 
 // kindPrivate is the marker's kind for every armoured or PuTTY secret,
 // the one the private_key rule writes.
@@ -44,10 +45,13 @@ func marked(s string, i int) (edit, bool) {
 	case 'u':
 		return commentedKey(s, i+len("untrusted comment:"))
 	}
-	if hasLowerPrefix(s[i:], "private-lines") {
+	switch {
+	case hasLowerPrefix(s[i:], "private-lines"):
 		return ppkLines(s, i+len("private-lines"))
+	case hasLowerPrefix(s[i:], "private-mac"):
+		return ppkMAC(s, i+len("private-mac"))
 	}
-	return ppkMAC(s, i+len("private-mac"))
+	return namedInProse(s, i)
 }
 
 // armourHeader reads the header at s[i:]: its label, where it ends, and

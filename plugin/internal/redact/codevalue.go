@@ -14,7 +14,7 @@ func codeAssigned(w string, a, z int) bool {
 		return false
 	}
 	if q := w[a-1]; q == '"' || q == '\'' {
-		return false
+		return placeholder(strings.TrimRight(w[a:z], "\"'"))
 	}
 	if z < len(w) && (w[z] == '[' || w[z] == '(') {
 		return true // indexed or called: auth[2], creds(...)
@@ -25,7 +25,7 @@ func codeAssigned(w string, a, z int) bool {
 		"await", "new", "yield", "lambda", "function", "self", "this", "not", "typeof":
 		return true
 	}
-	if v == "" {
+	if v == "" || placeholder(v) {
 		return true
 	}
 	switch v[0] {

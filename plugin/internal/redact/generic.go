@@ -71,7 +71,7 @@ func genericKeyed(w string, a, z int) bool {
 // credentialValue: v, under key (prev the word before a one-word key),
 // is a credential by the rules above.
 func credentialValue(key, prev, v string) bool {
-	if key == "" || codeValue(v, key) {
+	if key == "" || codeValue(v, key) || placeholder(v) || wordsOnly(v) {
 		return false
 	}
 	words := keyWords(key)

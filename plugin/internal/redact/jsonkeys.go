@@ -253,7 +253,7 @@ func (j *jsonScan) key(c, L int) {
 	}
 	vs := e + b + 1
 	ve, closed := stringEnd(j.s, vs, b, j.edits)
-	if ve > vs && !j.isMarker(vs, ve) && !versionRange(j.s[vs:ve]) {
+	if ve > vs && !j.isMarker(vs, ve) && !versionRange(j.s[vs:ve]) && !standsFor(name, j.s[vs:ve]) {
 		j.out = append(j.out, edit{start: vs, end: ve, repl: Marker})
 		j.n++
 	}
@@ -407,4 +407,18 @@ func versionRange(v string) bool {
 		}
 	}
 	return digit
+}
+
+// standsFor: a JSON value under a secret's name that stands for one
+// rather than holds it: a placeholder or a reference (placeholder), or
+// the Fetch API's credentials mode ("credentials": "include").
+func standsFor(name, v string) bool {
+	if placeholder(v) {
+		return true
+	}
+	switch v {
+	case "include", "omit", "same-origin":
+		return hasFoldSuffix(name, "credentials")
+	}
+	return false
 }

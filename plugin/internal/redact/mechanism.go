@@ -28,6 +28,7 @@ func shapes(s string, marks []int, depth int) []edit {
 	}
 	framed := f.done()
 	f.es = append([]edit(nil), framed...)
+	namedValues(s, &f)
 	k, decodedTo := 0, 0
 	tokenRuns(s, func(a, b int) {
 		for k < len(framed) && framed[k].end <= a {

@@ -88,6 +88,16 @@ func TestMechanisms(t *testing.T) {
 			[]string{"Zr8Kq2Lm5Wn9"}, nil},
 		{"azure account key in a query", "https://x.example.com/?cs=DefaultEndpointsProtocol%3Dhttps%3BAccountName%3Dacct%3BAccountKey%3DQ3r8ZbT1xW7mN2pL4kJ9hG6fD5sA1qZx%2BabCdEf%3D%3D%3BEndpointSuffix%3Dcore.windows.net",
 			[]string{"Q3r8ZbT1xW7mN2pL4kJ9"}, []string{"AccountName%3Dacct"}},
+		{"symbols split a secret key into short pieces", "SECRET_KEY = 'k3#x!2m@q9(w_z=8&r$7^p*t-5+v)b4%n6j!h1@y0#c2$e8'",
+			[]string{"k3#x!2m@q9(w_z=8&r$7^p*t-5+v)b4", "y0#c2$e8"}, []string{"SECRET_KEY = "}},
+		{"symbol secret in JSON", `{"secret_key": "p*t-5+v)b4%n6j!h1@y0#c2$e8k3#x!2m@q9(w_z=8&r$7^", "debug": true}`,
+			[]string{"p*t-5+v)b4", "c2$e8k3#x!2m"}, []string{`"debug": true`}},
+		{"symbol secret exported", `export APP_SECRET="v)b4%n6j!h1@y0#c2$e8k3#x!2m@q9(w_z=8&r"`, []string{"v)b4%n6j!h1@y0"}, []string{"export APP_SECRET="}},
+		{"user:password under a credential's name", "BASIC_AUTH=deploy:Qz7!kR2m\nDB_CREDENTIALS: 'svc_app:h7Km#2pQ'", []string{"Qz7!kR2m", "h7Km#2pQ"}, []string{"BASIC_AUTH=", "DB_CREDENTIALS: "}},
+		{"user:password in JSON", `{"auth": "admin:W9x$Lq4t", "mode": "basic"}`, []string{"W9x$Lq4t"}, []string{`"mode": "basic"`}},
+		{"symbol secret in prose", "The Django secret key is `k3#x!2m@q9(w_z=8&r$7^p*t-5+v)b4%n6j` and it leaked.", []string{"k3#x!2m@q9(w_z", "v)b4%n6j"}, []string{"it leaked."}},
+		{"login in prose", "the staging credentials are deploy:Qz7!kR2m for now", []string{"Qz7!kR2m"}, []string{"for now"}},
+		{"hex secret in prose", "Rails secret_key_base: 9f3c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f9f3c2b7a1e4d8f6c0b5a9e3d", []string{"9f3c2b7a1e4d8f6c0b5a"}, nil},
 		{"ado.net password in a query", "https://x.example.com/?c=Server%3Dtcp%3Adb%2C1433%3BUser%20ID%3Dsa%3BPassword%3DVb7Nm2Qx9Lk4%3B",
 			[]string{"Vb7Nm2Qx9Lk4"}, nil},
 	}
@@ -137,6 +147,14 @@ func TestIdentifiersStay(t *testing.T) {
 		"Expected: 3f9c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f",
 		"https://example.com/search?q=api%20key%20rotation%20plan&page=2",
 		`{"dependencies": {"jsonwebtoken": "^9.0.2", "csrf-token": "~1.2.0", "keytar": ">=7.0 <8"}}`,
+		"api_key = \"<your-api-key>\"\nSECRET_KEY = 'changeme'\nTOKEN=${TOKEN}\ntoken: ${{ secrets.DEPLOY_TOKEN }}",
+		"password = var.db_password\napi_key := os.Getenv(\"API_KEY\")\nSECRET_KEY = env('DJANGO_SECRET_KEY', default='')",
+		`{"secret_key": "{{ vault_secret_key }}", "password": "%(DB_PASSWORD)s", "token": "$GITHUB_TOKEN", "api_key": "your-api-key-here"}`,
+		`SECRET_KEY = os.environ["SECRET_KEY"]` + "\n" + `{"password": "********", "auth": "basic", "credentials": "include"}`,
+		`integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"`,
+		"AUTH_MODE=user:password\nauth: required",
+		"the secret santa list is at https://example.com/list and the token bucket holds 4bf92f3577b3 tokens",
+		"password reset for user alice@example.com at 2024-01-01T10:00:00Z; token refresh ran at 10:00:05",
 	} {
 		if got, _ := New().String(s); got != s {
 			t.Errorf("changed: %q\n -> %q", s, got)
