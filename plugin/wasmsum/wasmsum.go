@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "0ddb6a334fa929b986229bb161d047567d58e0789ae77ff7b9a74c476f70d5c6"
+const SHA256 = "d2bb67cf205dfb43d6fc9f599b3756278db9943158f3ff8e24c99edcae697727"

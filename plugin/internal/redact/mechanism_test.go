@@ -98,6 +98,8 @@ func TestMechanisms(t *testing.T) {
 		{"symbol secret in prose", "The Django secret key is `k3#x!2m@q9(w_z=8&r$7^p*t-5+v)b4%n6j` and it leaked.", []string{"k3#x!2m@q9(w_z", "v)b4%n6j"}, []string{"it leaked."}},
 		{"login in prose", "the staging credentials are deploy:Qz7!kR2m for now", []string{"Qz7!kR2m"}, []string{"for now"}},
 		{"hex secret in prose", "Rails secret_key_base: 9f3c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f9f3c2b7a1e4d8f6c0b5a9e3d", []string{"9f3c2b7a1e4d8f6c0b5a"}, nil},
+		{"product's value with no credential word", "I set up Deepgram and it gave me 3f9c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f for the project", []string{"3f9c2b7a1e4d8f6c0b5a"}, []string{"for the project"}},
+		{"product's mixed-case value", "Copied from the Clarifai portal: Zq8Wm3Lx5Tn1Vb7Kp2Rd9Hs4Jf6Gc0Ye, works now", []string{"Zq8Wm3Lx5Tn1Vb7Kp2Rd"}, nil},
 		{"ado.net password in a query", "https://x.example.com/?c=Server%3Dtcp%3Adb%2C1433%3BUser%20ID%3Dsa%3BPassword%3DVb7Nm2Qx9Lk4%3B",
 			[]string{"Vb7Nm2Qx9Lk4"}, nil},
 	}
@@ -153,6 +155,9 @@ func TestIdentifiersStay(t *testing.T) {
 		`SECRET_KEY = os.environ["SECRET_KEY"]` + "\n" + `{"password": "********", "auth": "basic", "credentials": "include"}`,
 		`integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"`,
 		"AUTH_MODE=user:password\nauth: required",
+		"Merged in GitHub as commit 4bf92f3577b34da6a3ce929d0e0e47364bf92f35 yesterday",
+		"The Sentry trace 7f3a9b2c41d84e2f9a0b1c2d3e4f5a6b shows the slow query",
+		"Docker pulled the image at sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 for Alpine",
 		"the secret santa list is at https://example.com/list and the token bucket holds 4bf92f3577b3 tokens",
 		"password reset for user alice@example.com at 2024-01-01T10:00:00Z; token refresh ran at 10:00:05",
 	} {

@@ -50,6 +50,9 @@ func sentenceWindow(s string, v0, v1 int) (edit, bool) {
 	}
 	ca, ia := credentialAt(after, false), identifierAt(after)
 	c := min(cb, ca)
+	if c == noWord && min(ib, ia) == noWord && productObject(s, s[v0:v1], before) {
+		return edit{w0, w1, "[REDACTED:" + kindCredential + "]"}, true
+	}
 	if c == noWord || min(ib, ia) <= c {
 		return edit{}, false
 	}
@@ -304,4 +307,46 @@ func printable(d []byte) bool {
 		}
 	}
 	return len(d) > 0
+}
+
+// productObject: a random value that a sentence about a product gives
+// with no word for what it is ("Deepgram gave me <value> yesterday"):
+// a product's name among the words before it (not the sentence's first
+// word, which any sentence capitalises), no identifier's word in the
+// sentence (the caller's), and a value as long and as random as keys
+// are: 32 hex digits or more, or 24 bytes or more of both cases and
+// digits, close to a byte in two distinct, in a key's alphabet (letters,
+// digits, '-' and '_').
+func productObject(s, v string, before []word) bool {
+	if len(v) < 24 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) && v[i] != '-' && v[i] != '_' {
+			return false // a path, a checksum's base64, a version: not a key's alphabet
+		}
+	}
+	st := statsOf(v)
+	switch {
+	case st.hexOnly() && st.upper == 0:
+		if len(v) < 32 || st.digit == 0 || st.hexLetters == 0 || entropy(v) < 3.3 {
+			return false
+		}
+	case st.lower > 0 && st.upper > 0 && st.digit > 0:
+		if entropy(v) < 4.0 || wordlike(v) {
+			return false
+		}
+	default:
+		return false
+	}
+	for i := 0; i < len(before)-1; i++ {
+		w := before[i].w
+		if quoted := before[i].a > 0 && strings.IndexByte("\"'`", s[before[i].a-1]) >= 0; quoted {
+			continue // a JSON key ("TagSum": ...), not a product's name
+		}
+		if capitalised(w) && !identifierWord(nounOf(strings.ToLower(w))) && !bookkeeping(strings.ToLower(w)) {
+			return true
+		}
+	}
+	return false
 }
