@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "d2bb67cf205dfb43d6fc9f599b3756278db9943158f3ff8e24c99edcae697727"
+const SHA256 = "8a13ba8b09554e2f5145ab3806a368417da2151ffd26f277c648395890300b60"

@@ -25,7 +25,7 @@ import (
 
 // markLits are the literals the scanner marks for this stage.
 var markLits = []string{"-----begin", "---- begin", "private-lines", "private-mac", "untrusted comment:",
-	"secret", "password", "passphrase", "credential", "token"}
+	"secret", "password", "passphrase", "credential", "token", "auth"}
 
 // kindPrivate is the marker's kind for every armoured or PuTTY secret,
 // the one the private_key rule writes.

@@ -100,6 +100,9 @@ func TestMechanisms(t *testing.T) {
 		{"hex secret in prose", "Rails secret_key_base: 9f3c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f9f3c2b7a1e4d8f6c0b5a9e3d", []string{"9f3c2b7a1e4d8f6c0b5a"}, nil},
 		{"product's value with no credential word", "I set up Deepgram and it gave me 3f9c2b7a1e4d8f6c0b5a9e3d7c1f2a8b6e4d0c9f for the project", []string{"3f9c2b7a1e4d8f6c0b5a"}, []string{"for the project"}},
 		{"product's mixed-case value", "Copied from the Clarifai portal: Zq8Wm3Lx5Tn1Vb7Kp2Rd9Hs4Jf6Gc0Ye, works now", []string{"Zq8Wm3Lx5Tn1Vb7Kp2Rd"}, nil},
+		{"short password after its word in prose", "the admin password is Qz7!kR2m, please rotate it", []string{"Qz7!kR2m"}, []string{"please rotate it"}},
+		{"login after auth in prose", "basic auth for the registry: deploy:h7Km#2pQx", []string{"h7Km#2pQx"}, nil},
+		{"symbol key after its word in prose", "our Django key: k3#x!2m@q9(w_z=8&r$7^p*t-5+v)b4", []string{"k3#x!2m@q9(w_z"}, nil},
 		{"ado.net password in a query", "https://x.example.com/?c=Server%3Dtcp%3Adb%2C1433%3BUser%20ID%3Dsa%3BPassword%3DVb7Nm2Qx9Lk4%3B",
 			[]string{"Vb7Nm2Qx9Lk4"}, nil},
 	}
@@ -155,6 +158,9 @@ func TestIdentifiersStay(t *testing.T) {
 		`SECRET_KEY = os.environ["SECRET_KEY"]` + "\n" + `{"password": "********", "auth": "basic", "credentials": "include"}`,
 		`integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC"`,
 		"AUTH_MODE=user:password\nauth: required",
+		"the password is required and must be 12 characters; password hashing uses bcrypt2 with cost 12",
+		"the primary key 4bf92f3577b34da6a3ce929d0e0e4736 and the cache key abc!123#def$456 stay, as does the public key Zq8Wm3Lx5Tn1Vb7Kp2Rd9Hs4Jf6Gc0Ye",
+		"press the key combo Ctrl+Alt+Del3 or log in via OAuth2 with auth_code=7f3a9b2c",
 		"Merged in GitHub as commit 4bf92f3577b34da6a3ce929d0e0e47364bf92f35 yesterday",
 		"The Sentry trace 7f3a9b2c41d84e2f9a0b1c2d3e4f5a6b shows the slow query",
 		"Docker pulled the image at sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 for Alpine",
@@ -185,6 +191,34 @@ func FuzzPercentDecode(f *testing.F) {
 			}
 			if d, _ := percentDecode(s[pos[i]:pos[i+1]]); d != dec[i:i+1] {
 				t.Fatalf("%q: byte %d is %q, its source %q decodes to %q", s, i, dec[i:i+1], s[pos[i]:pos[i+1]], d)
+			}
+		}
+	})
+}
+
+// FuzzNamedValues: the values read after a credential's name, by
+// assignment (namedValues) or in prose (namedInProse at each marked
+// word), lie inside the text, start after their name's operator or
+// word, and never hold a line break.
+func FuzzNamedValues(f *testing.F) {
+	for _, s := range []string{"SECRET_KEY = 'k3#x!2m@q9(w_z=8&r$7^p*t-5+v)b4%n6j'", `{"auth": "admin:W9x$Lq4t"}`, `x := \"a\"`,
+		"the secret key is `k3#x!2m@q9(w_z=8&r$7^p*t`.", "token=", "password: \"", "PASSWORD=[REDACTED]&abc!1", "a=&b=c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var fd found
+		namedValues(s, &fd)
+		for _, m := range markIndex(s) {
+			if e, ok := namedInProse(s, m); ok {
+				fd.add(e)
+			}
+		}
+		for _, e := range fd.es {
+			if e.start <= 0 || e.end > len(s) || e.start >= e.end {
+				t.Fatalf("%q: edit [%d, %d) out of the text", s, e.start, e.end)
+			}
+			if strings.ContainsAny(s[e.start:e.end], "\n\r") {
+				t.Fatalf("%q: value %q holds a line break", s, s[e.start:e.end])
 			}
 		}
 	})

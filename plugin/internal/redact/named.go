@@ -260,6 +260,8 @@ func namedInProse(s string, i int) (edit, bool) {
 	if j < len(s) && !isProseGap(s[j]) || w0 > 0 && (s[w0-1] == '=' || s[w0-1] == '.' || s[w0-1] == '/') || !credentialName(s[w0:j]) {
 		return edit{}, false
 	}
+	j0 := j
+	other := 0
 	for w := 0; w < 6; w++ {
 		j = skipGap(s, j)
 		k := j
@@ -270,8 +272,13 @@ func namedInProse(s string, i int) (edit, bool) {
 			break // the value itself (user:password)
 		}
 		lw := strings.ToLower(s[j:k])
-		if !(linkWord(lw) || chainWord(lw) || credentialWord(lw, lw) || capitalised(s[j:k])) || identifierWord(lw) || bookkeeping(lw) {
+		if identifierWord(lw) || bookkeeping(lw) || k < len(s) && s[k] == '(' {
 			return edit{}, false
+		}
+		if !(linkWord(lw) || chainWord(lw) || credentialWord(lw, lw) || capitalised(s[j:k])) {
+			if other++; other > 1 {
+				return edit{}, false // "the registry", not "password hashing uses ..."
+			}
 		}
 		j = k
 	}
@@ -295,7 +302,9 @@ func namedInProse(s string, i int) (edit, bool) {
 	}
 	// Markup's and lists' brackets and separators (page](data:...)) are
 	// no secret's bytes, and a secret in prose is not a page long.
-	if v1-v0 < 8 || v1-v0 > 256 || strings.ContainsAny(v, "[]{}<>;,") || !(symbolSecret(v, "secret") || randomValue(v) && secretValue(v, "secret")) {
+	password := strings.Contains(strings.ToLower(s[w0:j0]), "pass")
+	if v1-v0 < 6 || v1-v0 > 256 || strings.ContainsAny(v, "[]{}<>;,") ||
+		!(symbolSecret(v, "secret") || randomValue(v) && secretValue(v, "secret") || password && shortPassword(v)) {
 		return edit{}, false
 	}
 	return edit{v0, v1, "[REDACTED:" + kindCredential + "]"}, true
@@ -365,4 +374,14 @@ func dottedWords(v string) bool {
 		}
 	}
 	return false
+}
+
+// shortPassword: a word after "password" in prose that reads as one:
+// 6 to 64 bytes with letters and digits, no word, path or placeholder.
+func shortPassword(v string) bool {
+	if len(v) < 6 || len(v) > 64 || placeholder(v) || strings.ContainsAny(v, "/.") {
+		return false
+	}
+	st := statsOf(v)
+	return st.digit > 0 && st.lower+st.upper > 0 && st.digit < st.n && !wordyPieces(v)
 }
