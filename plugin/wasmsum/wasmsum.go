@@ -5,4 +5,4 @@
 package wasmsum
 
 // SHA256 is plugin.wasm's sha256.
-const SHA256 = "8a13ba8b09554e2f5145ab3806a368417da2151ffd26f277c648395890300b60"
+const SHA256 = "707e0a74aa032c46aa9991ffbd7ee312138355d40c2300362773a78c4cc87c70"

@@ -51,7 +51,7 @@ func namedValue(s string, op int) (edit, bool) {
 		return edit{}, false
 	}
 	key, ok := opKey(s, v0)
-	if !ok || !(credentialName(key) || authName(key)) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
+	if !ok || !mayNameCredential(key) || !(credentialName(key) || authName(key)) || bookkeeping(strings.ToLower(wordBefore(s, v0, key))) {
 		return edit{}, false
 	}
 	v1, ok := valueEnd(s, v0, quote)
@@ -76,6 +76,9 @@ func namedValue(s string, op int) (edit, bool) {
 // authName: a name whose last word is auth (BASIC_AUTH, "auth"), which
 // takes only a user:password value.
 func authName(key string) bool {
+	if !hasFoldSuffix(key, "auth") && !hasFoldSuffix(key, "userinfo") {
+		return false // most names, without a split
+	}
 	ws := keyWords(key)
 	return ws[len(ws)-1] == "auth" || ws[len(ws)-1] == "basicauth" || ws[len(ws)-1] == "userinfo"
 }
@@ -112,23 +115,27 @@ func valueEnd(s string, v0 int, quote string) (int, bool) {
 
 // symbolSecret: v, assigned to key, reads as a secret drawn at random,
 // symbols and all, or as user:password under a credential's or auth's
-// name.
+// name. What its bytes' counts settle is asked first: most values
+// under such names fail there.
 func symbolSecret(v, key string) bool {
-	if len(v) < 8 || placeholder(v) || codeIdent(v) || codeValue(v, key) || isUUID(v) || strings.Contains(v, "://") ||
-		v[0] == '/' || v[0] == '~' || v[0] == '.' || hostLed(v) || fileName(v) || dated(v) || ticketKey(v) || publicKeyDER(v) || dottedWords(v) {
+	if len(v) < 8 || v[0] == '/' || v[0] == '~' || v[0] == '.' {
 		return false
 	}
-	if userPass(v) {
-		return true
+	login := userPass(v)
+	if !login {
+		if len(v) < 16 || authName(key) && !credentialName(key) {
+			return false
+		}
+		// A random draw over letters, digits and symbols: each of its
+		// classes there, and close to one byte in two distinct.
+		st := statsOf(v)
+		sym := len(v) - st.lower - st.upper - st.digit
+		if st.digit == 0 || st.lower+st.upper == 0 || sym == 0 || !symbolsVaried(v) || entropy(v) < 4.0 || slugID(v) || wordyPieces(v) {
+			return false
+		}
 	}
-	if authName(key) && !credentialName(key) || len(v) < 16 {
-		return false
-	}
-	st := statsOf(v)
-	sym := len(v) - st.lower - st.upper - st.digit
-	// A random draw over letters, digits and symbols: no word, each of
-	// its classes there, and close to one byte in two distinct.
-	return st.digit > 0 && st.lower+st.upper > 0 && sym > 0 && symbolsVaried(v) && entropy(v) >= 4.0 && !slugID(v) && !wordyPieces(v)
+	return !(placeholder(v) || codeIdent(v) || codeValue(v, key) || isUUID(v) || strings.Contains(v, "://") ||
+		hostLed(v) || fileName(v) || dated(v) || ticketKey(v) || publicKeyDER(v) || dottedWords(v))
 }
 
 // symbolsVaried: at least two distinct symbols (not only a separator
@@ -222,9 +229,22 @@ func placeholder(v string) bool {
 	if len(v) >= 3 && strings.IndexByte("*xX#.-_", v[0]) >= 0 && strings.Count(v, v[:1]) == len(v) {
 		return true // a mask: ********, xxxxxxxx
 	}
-	lv := strings.ToLower(v)
-	for _, w := range []string{"your", "changeme", "change_me", "change-me", "replace", "placeholder", "example", "dummy", "<", "todo"} {
-		if strings.Contains(lv, w) {
+	for _, w := range placeholderWords {
+		if containsFold(v, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholderWords, in lower case, say a value stands for a secret.
+var placeholderWords = []string{"your", "changeme", "change_me", "change-me", "replace", "placeholder", "example", "dummy", "<", "todo"}
+
+// containsFold: s holds the lower-case sub in any case, read without a
+// copy.
+func containsFold(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if lowerTab[s[i]] == sub[0] && hasLowerPrefix(s[i:], sub) {
 			return true
 		}
 	}
@@ -384,4 +404,21 @@ func shortPassword(v string) bool {
 	}
 	st := statsOf(v)
 	return st.digit > 0 && st.lower+st.upper > 0 && st.digit < st.n && !wordyPieces(v)
+}
+
+// credentialStems are what every name credentialName or authName takes
+// holds, in lower case: most names an operator follows hold none, and
+// are turned down without splitting them into words.
+var credentialStems = []string{"key", "token", "secret", "pass", "pwd", "cred", "api", "licen", "dsn", "auth", "cert", "private", "pat", "sig", "userinfo"}
+
+// mayNameCredential: key holds one of credentialStems, in any case.
+func mayNameCredential(key string) bool {
+	for i := 0; i < len(key); i++ {
+		for _, st := range credentialStems {
+			if lowerTab[key[i]] == st[0] && hasLowerPrefix(key[i:], st) {
+				return true
+			}
+		}
+	}
+	return false
 }
