@@ -215,24 +215,118 @@ func readTokens(path string) (cur, retired []string) {
 	return docTokens(b)
 }
 
-// docTokens reads a session document's "tokens" (current, by server)
-// and "retired" fields. Only their values are decoded, found by their
-// keys: a document is mostly long lists (answered calls, recent
-// results), and decoding all of it cost 0.3-1 ms a document. A key's
-// quotes can only be a key's in JSON (a string's own quotes are
-// escaped); a nested key of that name would only add values to redact.
-// Another document (Cursor's tool map) gives none.
+// docTokens reads a session document's top-level "tokens" (current, by
+// server) and "retired" fields. Only their values are decoded, found by
+// walking the top-level keys (topLevel): a document is mostly long lists
+// (answered calls, recent results), and decoding all of it cost 0.3-1 ms
+// a document. A key of that name inside another field (a server named
+// "retired" in upstreams) is not the document's. Another document
+// (Cursor's tool map) gives none.
 func docTokens(b []byte) (cur, retired []string) {
-	if i := bytes.Index(b, []byte(`"tokens":`)); i >= 0 {
-		var m map[string]string
-		if json.NewDecoder(bytes.NewReader(b[i+len(`"tokens":`):])).Decode(&m) == nil {
-			for _, s := range slices.Sorted(maps.Keys(m)) {
-				cur = append(cur, m[s])
+	topLevel(b, func(key string, val []byte) {
+		switch key {
+		case "tokens":
+			var m map[string]string
+			cur = nil
+			if json.Unmarshal(val, &m) == nil {
+				for _, s := range slices.Sorted(maps.Keys(m)) {
+					cur = append(cur, m[s])
+				}
+			}
+		case "retired":
+			retired = nil
+			if json.Unmarshal(val, &retired) != nil {
+				retired = nil
+			}
+		}
+	})
+	return cur, retired
+}
+
+// topLevel calls fn with every key of the object b holds and the raw
+// bytes of its value, in order, until b stops being a well-formed
+// object. A key with an escape is decoded, as json.Unmarshal would.
+func topLevel(b []byte, fn func(key string, val []byte)) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return
+	}
+	for i = skipSpace(b, i+1); i < len(b) && b[i] == '"'; {
+		end := skipString(b, i)
+		if end < 0 {
+			return
+		}
+		key := string(b[i+1 : end-1])
+		if bytes.IndexByte(b[i:end], '\\') >= 0 && json.Unmarshal(b[i:end], &key) != nil {
+			return
+		}
+		if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
+			return
+		}
+		start := skipSpace(b, i+1)
+		stop := skipValue(b, start)
+		if stop < 0 {
+			return
+		}
+		fn(key, b[start:stop])
+		if i = skipSpace(b, stop); i >= len(b) || b[i] != ',' {
+			return
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string starting at b[i] (a
+// quote), or -1.
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the offset after the value starting at b[i]: a
+// string, or anything up to the comma or brace that closes its level,
+// strings inside skipped whole; -1 if b ends first. The value's own
+// syntax is json.Unmarshal's to judge.
+func skipValue(b []byte, i int) int {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			if j = skipString(b, j); j < 0 {
+				return -1
+			}
+			if depth == 0 {
+				return j
+			}
+			j--
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j
+			}
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		case ',':
+			if depth == 0 {
+				return j
 			}
 		}
 	}
-	if i := bytes.Index(b, []byte(`"retired":`)); i >= 0 {
-		json.NewDecoder(bytes.NewReader(b[i+len(`"retired":`):])).Decode(&retired)
-	}
-	return cur, retired
+	return -1
 }

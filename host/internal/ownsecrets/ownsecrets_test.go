@@ -1,6 +1,8 @@
 package ownsecrets
 
 import (
+	"encoding/json"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -91,8 +93,26 @@ func TestDocTokens(t *testing.T) {
 func FuzzDocTokens(f *testing.F) {
 	f.Add(`{"tokens":{"a":"tok-a-000000"},"retired":["old-000000"]}`)
 	f.Add(`{"tokens":{"a":"x\u0041"},"retired":[null]}`)
+	f.Add(`{"upstreams":{"retired":"x"},"retired":["old-000000"],"tokens":{"b":"t-1","a":"t-2"}}`)
 	f.Fuzz(func(t *testing.T, doc string) {
 		cur, retired := docTokens([]byte(doc))
+		// A valid document gives exactly its top-level fields' values.
+		var top map[string]json.RawMessage
+		if json.Unmarshal([]byte(doc), &top) == nil {
+			var m map[string]string
+			var wantCur, wantRetired []string
+			if json.Unmarshal(top["tokens"], &m) == nil {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
+					wantCur = append(wantCur, m[k])
+				}
+			}
+			if json.Unmarshal(top["retired"], &wantRetired) != nil {
+				wantRetired = nil
+			}
+			if !slices.Equal(cur, wantCur) || !slices.Equal(retired, wantRetired) {
+				t.Fatalf("docTokens(%q) = %q, %q; want %q, %q", doc, cur, retired, wantCur, wantRetired)
+			}
+		}
 		for _, v := range slices.Concat(cur, retired) {
 			if v != "" && utf8.ValidString(doc) && !strings.Contains(doc, v) && !strings.Contains(doc, `\`) {
 				t.Fatalf("%q found in %q", v, doc)
