@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -115,6 +116,34 @@ func BenchmarkHandleClean64K(b *testing.B) {
 	payload, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "mcp__tickets__get",
 		"tool_input": map[string]string{"id": "1"}, "tool_response": json.RawMessage(text)})
 	req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload),
+		Config: abi.Config{Shaping: abi.ShapingConfig{ThresholdBytes: -1}}}
+	r.Handle(ctx, req)
+	b.SetBytes(64 << 10)
+	for b.Loop() {
+		if _, err := r.Handle(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHandleOwn64K is BenchmarkHandleClean64K with ten of ctxhook's
+// own values handed over (the hook secret and nine relay tokens), each
+// redacted by any 12-byte run.
+func BenchmarkHandleOwn64K(b *testing.B) {
+	ctx := context.Background()
+	r, err := New(ctx, Options{CacheDir: b.TempDir(), NoInterrupt: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close(ctx)
+	text, _ := json.Marshal([]map[string]string{{"type": "text", "text": cleanText(b)}})
+	payload, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "PostToolUse", "tool_name": "mcp__tickets__get",
+		"tool_input": map[string]string{"id": "1"}, "tool_response": json.RawMessage(text)})
+	var env []string
+	for i := range 10 {
+		env = append(env, fmt.Sprintf("CTXHOOK_OWN_%d_TOKEN=%x", i, sha256.Sum256([]byte(fmt.Sprint(i)))))
+	}
+	req := abi.HandleRequest{Harness: abi.HarnessClaudeCode, Payload: string(payload), Environ: env,
 		Config: abi.Config{Shaping: abi.ShapingConfig{ThresholdBytes: -1}}}
 	r.Handle(ctx, req)
 	b.SetBytes(64 << 10)

@@ -196,6 +196,7 @@ type decision struct {
 	red      *redact.Redactor
 	redKnown []string
 	envSec   []string
+	envOwn   []string
 	envRead  bool
 }
 
@@ -262,9 +263,12 @@ func (d *decision) redactor() *redact.Redactor {
 		return d.red
 	}
 	if !d.envRead {
-		d.envSec, d.envRead = envSecrets(d.req.Environ, d.session), true
+		d.envOwn, d.envSec = envSecrets(d.req.Environ, d.session)
+		d.envRead = true
 	}
-	d.red, d.redKnown = redact.New(slices.Concat(known, d.envSec)...), known
+	// The relay's tokens and the values the host names as ctxhook's own
+	// go by any run of MinKnownRun bytes; other variables' values whole.
+	d.red, d.redKnown = redact.NewOwn(slices.Concat(known, d.envOwn), d.envSec...), known
 	return d.red
 }
 
@@ -272,16 +276,27 @@ func (d *decision) redactor() *redact.Redactor {
 // and OLDPWD end in "pwd" but hold the working directory; a variable
 // holding the agent's own session id (Claude Code sets one for its hooks)
 // is the key every event is stored under, not a secret: redacted, it made
-// every session "[REDACTED]".
-func envSecrets(environ []string, session string) []string {
-	var out []string
+// every session "[REDACTED]". own are the values the host hands over as
+// ctxhook's own (ownPrefix): the hook secret, relay tokens of every
+// session, the store's password.
+func envSecrets(environ []string, session string) (own, other []string) {
 	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && len(v) >= redact.MinKnownLen && redact.SensitiveName(k) && k != "PWD" && k != "OLDPWD" && v != session {
-			out = append(out, v)
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || len(v) < redact.MinKnownLen || !redact.SensitiveName(k) || k == "PWD" || k == "OLDPWD" || v == session {
+			continue
+		}
+		if strings.HasPrefix(k, ownPrefix) {
+			own = append(own, v)
+		} else {
+			other = append(other, v)
 		}
 	}
-	return out
+	return own, other
 }
+
+// ownPrefix starts the names of the environment entries that hold
+// ctxhook's own secrets (host/internal/ownsecrets writes them).
+const ownPrefix = "CTXHOOK_OWN_"
 
 // storeTool records a tool call with its full response, redacted with
 // every token this session's relay knows. readable, when set, is the

@@ -107,12 +107,12 @@ func FuzzHandle(f *testing.F) {
 }
 
 func TestEnvSecrets(t *testing.T) {
-	got := envSecrets([]string{"PWD=/work/project", "OLDPWD=/home/dev", "GITHUB_TOKEN=ghp_0123456789abcdef", "DB_PASSWORD=short",
+	own, got := envSecrets([]string{"PWD=/work/project", "OLDPWD=/home/dev", "GITHUB_TOKEN=ghp_0123456789abcdef", "DB_PASSWORD=short",
 		"OPENAI_API_KEY=sk-proj-abcdefgh12345678", "PATH=/usr/bin:/bin", "not an entry",
-		"CLAUDE_CODE_SESSION_ID=4ffc612f-1359-4fb4-bc20-454b9b7c872e"}, "4ffc612f-1359-4fb4-bc20-454b9b7c872e")
+		"CLAUDE_CODE_SESSION_ID=4ffc612f-1359-4fb4-bc20-454b9b7c872e", "CTXHOOK_OWN_0_TOKEN=f0a1b2c3d4e5f607"}, "4ffc612f-1359-4fb4-bc20-454b9b7c872e")
 	want := []string{"ghp_0123456789abcdef", "sk-proj-abcdefgh12345678"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Fatalf("envSecrets = %q, want %q", got, want)
+	if strings.Join(got, ",") != strings.Join(want, ",") || strings.Join(own, ",") != "f0a1b2c3d4e5f607" {
+		t.Fatalf("envSecrets = %q, %q, want %q and the own value", own, got, want)
 	}
 }
 

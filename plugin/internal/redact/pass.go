@@ -52,34 +52,6 @@ func newPass(s string) *pass {
 	return &pass{t: newText(s), hits: make([][]hit, len(rules)), cur: -1}
 }
 
-// known replaces every known value, longest first, as strings.ReplaceAll
-// one after another would: a later value is not looked for where an
-// earlier one was (a marker holds none: New sees to that).
-func (p *pass) known(ks *knownSet) {
-	if ks == nil {
-		return
-	}
-	for v, occ := range ks.find(p.t.in) {
-		var add []edit
-		next := 0
-		for _, i := range occ {
-			if i < next {
-				continue
-			}
-			if _, ok := p.meets(i, i+len(ks.vals[v])); ok {
-				continue
-			}
-			add = append(add, edit{i, i + len(ks.vals[v]), Marker})
-			next = i + len(ks.vals[v])
-		}
-		if len(add) > 0 {
-			p.n += len(add)
-			p.t.edits = mergeEdits(p.t.edits, add)
-		}
-	}
-	p.t.reindex()
-}
-
 // meets returns the first edit that input bytes [a, b) meet.
 func (p *pass) meets(a, b int) (edit, bool) {
 	e := p.t.edits

@@ -21,7 +21,6 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -264,8 +263,9 @@ var ownRules = []*rule{
 		pattern: `\b([MNO][DTjz][AEIMQUYcgk][w-z0-5][A-Za-z0-9]{19,24}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})(?:[^A-Za-z0-9_-]|$)`},
 }
 
-// Redactor redacts text. Known values (tokens the relay holds, sensitive
-// environment values) are replaced by exact match before any pattern.
+// Redactor redacts text. Known values (tokens the relay holds, ctxhook's
+// own secrets, sensitive environment values) are replaced before any
+// pattern (see knownSet).
 type Redactor struct {
 	known []string
 	set   *knownSet
@@ -289,22 +289,41 @@ var markerText = func() string {
 }()
 
 // New returns a Redactor that also removes each known value at least
-// MinKnownLen long. A value found inside a marker ("REDACTED") is left
-// out: removing it would take markers apart, again on every pass.
-func New(known ...string) *Redactor {
+// MinKnownLen long, whole (in any ASCII case, JSON escapes decoded). A
+// value found inside a marker ("REDACTED") is left out: removing it
+// would take markers apart, again on every pass.
+func New(known ...string) *Redactor { return NewOwn(nil, known...) }
+
+// NewOwn is New that also removes, besides the whole value, every run of
+// MinKnownRun bytes or more of each of own: the values ctxhook holds
+// (relay tokens, the hook secret, the store's password), random and
+// nowhere else, of which a model may print a part. A sensitive
+// variable's value is only known whole: it may be a path or a URL whose
+// parts are everywhere.
+func NewOwn(own []string, known ...string) *Redactor {
 	r := &Redactor{}
-	seen := map[string]bool{}
-	for _, k := range known {
-		if len(k) >= MinKnownLen && !seen[k] && !strings.Contains(markerText, k) {
-			seen[k] = true
-			r.known = append(r.known, k)
-			r.bracket = r.bracket || strings.ContainsAny(k, "[]")
+	seen := map[string]int{}
+	var isOwn []bool
+	add := func(k string, o bool) {
+		if len(k) < MinKnownLen || strings.Contains(markerText, k) {
+			return
 		}
+		if i, ok := seen[k]; ok {
+			isOwn[i] = isOwn[i] || o
+			return
+		}
+		seen[k] = len(r.known)
+		r.known, isOwn = append(r.known, k), append(isOwn, o)
+		r.bracket = r.bracket || strings.ContainsAny(k, "[]")
 	}
-	// Longest first, so a token that contains another is removed whole.
-	sort.SliceStable(r.known, func(i, j int) bool { return len(r.known[i]) > len(r.known[j]) })
+	for _, k := range own {
+		add(k, true)
+	}
+	for _, k := range known {
+		add(k, false)
+	}
 	if len(r.known) > 0 {
-		r.set = newKnownSet(r.known)
+		r.set = newKnownSet(r.known, isOwn)
 	}
 	return r
 }
@@ -358,11 +377,15 @@ func (r *Redactor) Spans(s string) ([]Span, int) {
 // stretch between the first and the last byte that changed.
 func (r *Redactor) slowSpans(s string) ([]Span, int) {
 	t, n := s, 0
-	for _, k := range r.known {
-		if c := strings.Count(t, k); c > 0 {
-			n += c
-			t = strings.ReplaceAll(t, k, Marker)
+	if sp := r.set.spans(s); len(sp) > 0 {
+		var b strings.Builder
+		last := 0
+		for _, z := range sp {
+			b.WriteString(s[last:z[0]] + Marker)
+			last = z[1]
 		}
+		b.WriteString(s[last:])
+		t, n = b.String(), len(sp)
 	}
 	out, m := New().String(t)
 	n += m
