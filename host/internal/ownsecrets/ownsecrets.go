@@ -61,22 +61,32 @@ const (
 // Present keeps the values that may occur in texts (a request's payload
 // and the files read for it): the guest pays for every value it is
 // handed (measured on a warm hook: 17 ms more for 32 KiB of values,
-// 100 ms for 256 KiB), and a value that occurs in none of what it reads
-// cannot reach what it writes. A value JSON could write escaped (a
-// quote, a backslash, a slash, <, >, &, a control or non-ASCII byte) is
-// always kept: it may be in the payload in another form.
+// 100 ms for 256 KiB), and a value none of what it reads holds any part
+// of cannot reach what it writes. The plugin redacts any run of
+// MinRun bytes of a value, in any ASCII case, with JSON escapes decoded
+// (redact.MinKnownRun), so a value is kept when the texts hold a run of
+// presentRun bytes of it in any case, as they are or with their escapes
+// decoded (a shorter run than the plugin's: a value printed split over
+// two lines has a shorter piece on one side). The hook secret (and a
+// value of its shape) always goes: it is what a model is most likely to
+// read, and a 64-byte value costs the guest nothing to speak of.
 func Present(values []string, texts ...string) []string {
 	return newFinder(values).present(texts)
 }
 
-// finder tells which of its values occur in a text in one pass over it,
-// whatever their number: a value is minLen (8) bytes or more, so one of
-// its first four 4-byte pieces starts at an offset divisible by 4; the
-// text is read 4 bytes at a time, and a block that is such a piece is
-// compared in full. One strings.Contains per value cost 1-6 ms for 135
-// values on a 6.6 KB payload.
+// presentRun is the shortest run of a value that makes Present keep it.
+const presentRun = 8
+
+// finder tells which of its values have a run of presentRun bytes in a
+// text, in one pass over it whatever their number: every 4-byte piece of
+// every value, lower-cased, at every offset, goes in a map; a run of 7
+// bytes or more holds a 4-byte block of the text at an offset divisible
+// by 4, so the text is read 4 bytes at a time and a block that is a
+// piece is extended both ways. One strings.Contains per value cost 1-6
+// ms for 135 values on a 6.6 KB payload.
 type finder struct {
-	vals   []string
+	vals   []string // lower-cased
+	orig   []string
 	always []bool
 	at     map[uint32][]piece
 }
@@ -84,14 +94,17 @@ type finder struct {
 type piece struct{ val, off int }
 
 func newFinder(values []string) *finder {
-	f := &finder{vals: values, always: make([]bool, len(values)), at: map[uint32][]piece{}}
+	f := &finder{orig: values, vals: make([]string, len(values)), always: make([]bool, len(values)), at: map[uint32][]piece{}}
 	for v, s := range values {
-		if len(s) < minLen || escapable(s) {
+		f.vals[v] = asciiLower(s)
+		// A value holding a quote or a backslash may be in the payload
+		// only escaped (\" or \\): it goes too.
+		if len(s) < presentRun || hooksecret.Valid(s) || strings.ContainsAny(s, `"\\`) {
 			f.always[v] = true
 			continue
 		}
-		for off := 0; off < 4; off++ {
-			w := le32(s, off)
+		for off := 0; off+4 <= len(s); off++ {
+			w := le32(f.vals[v], off)
 			f.at[w] = append(f.at[w], piece{v, off})
 		}
 	}
@@ -105,31 +118,92 @@ func le32(s string, i int) uint32 {
 func (f *finder) present(texts []string) []string {
 	found := slices.Clone(f.always)
 	for _, t := range texts {
-		for q := 0; q+4 <= len(t); q += 4 {
-			for _, pc := range f.at[le32(t, q)] {
-				v := f.vals[pc.val]
-				if p := q - pc.off; !found[pc.val] && p >= 0 && p+len(v) <= len(t) && t[p:p+len(v)] == v {
-					found[pc.val] = true
-				}
-			}
+		f.mark(found, t)
+		if strings.Contains(t, `\u`) || strings.Contains(t, `\/`) {
+			f.mark(found, unescape(t))
 		}
 	}
 	var out []string
 	for v, ok := range found {
 		if ok {
-			out = append(out, f.vals[v])
+			out = append(out, f.orig[v])
 		}
 	}
 	return out
 }
 
-func escapable(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c < 0x20 || c >= 0x7f || strings.IndexByte(`"\/<>&`, c) >= 0 {
-			return true
+// asciiLower lower-cases s's ASCII letters only, as the plugin compares.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
 	}
-	return false
+	return string(b)
+}
+
+// mark sets found for the values that have a run of presentRun bytes in
+// t, ASCII case aside.
+func (f *finder) mark(found []bool, t string) {
+	low := func(c byte) byte {
+		if 'A' <= c && c <= 'Z' {
+			return c + 'a' - 'A'
+		}
+		return c
+	}
+	for q := 0; q+4 <= len(t); q += 4 {
+		w := uint32(low(t[q])) | uint32(low(t[q+1]))<<8 | uint32(low(t[q+2]))<<16 | uint32(low(t[q+3]))<<24
+		for _, pc := range f.at[w] {
+			if found[pc.val] {
+				continue
+			}
+			v := f.vals[pc.val]
+			a, ja := q, pc.off
+			for a > 0 && ja > 0 && low(t[a-1]) == v[ja-1] {
+				a, ja = a-1, ja-1
+			}
+			b, jb := q+4, pc.off+4
+			for b < len(t) && jb < len(v) && low(t[b]) == v[jb] {
+				b, jb = b+1, jb+1
+			}
+			found[pc.val] = jb-ja >= presentRun
+		}
+	}
+}
+
+// unescape decodes t's \uXXXX and \/ escapes, leniently (any number of
+// backslashes make one: JSON inside a JSON string), as the plugin does
+// before it matches known values.
+func unescape(t string) string {
+	var b strings.Builder
+	b.Grow(len(t))
+	for i := 0; i < len(t); {
+		if t[i] != '\\' {
+			b.WriteByte(t[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && t[j] == '\\' {
+			j++
+		}
+		if j < len(t) && t[j] == '/' {
+			b.WriteByte('/')
+			i = j + 1
+			continue
+		}
+		if j+5 <= len(t) && t[j] == 'u' {
+			if r, err := strconv.ParseUint(t[j+1:j+5], 16, 32); err == nil {
+				b.WriteRune(rune(r))
+				i = j + 5
+				continue
+			}
+		}
+		b.WriteByte('\\')
+		i++
+	}
+	return b.String()
 }
 
 // Environ hands values to the plugin as environment entries whose names

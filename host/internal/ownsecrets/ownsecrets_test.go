@@ -221,15 +221,28 @@ func TestEnviron(t *testing.T) {
 	}
 }
 
-// FuzzPresent: Present keeps every value a plain search finds in the
-// texts, and every value JSON could hold escaped.
+// FuzzPresent: Present keeps every value of which a plain search finds a
+// run of presentRun bytes in the texts (in any case, their \u and \/
+// escapes decoded or not), and every value JSON could hold escaped only.
 func FuzzPresent(f *testing.F) {
 	f.Add("tok-a-000000", "value-two-000", "xx tok-a-000000 yy", "value-\"two")
 	f.Add("abcdefgh", "bcdefghi", "abcdefghi", "")
+	f.Add("f0a1B2c3d4e5f607", "0123456789abcdef", `x \\u0066\u0030A1b2c3d4 y`, "01234567\n89abcdef")
 	f.Fuzz(func(t *testing.T, a, b, text1, text2 string) {
 		got := Present([]string{a, b}, text1, text2)
+		has := func(v string) bool {
+			lv := asciiLower(v)
+			for _, text := range []string{text1, text2, unescape(text1), unescape(text2)} {
+				for i := 0; i+presentRun <= len(lv); i++ {
+					if strings.Contains(asciiLower(text), lv[i:i+presentRun]) {
+						return true
+					}
+				}
+			}
+			return false
+		}
 		for _, v := range []string{a, b} {
-			want := len(v) >= minLen && (escapable(v) || strings.Contains(text1, v) || strings.Contains(text2, v))
+			want := len(v) >= minLen && (strings.ContainsAny(v, `"\\`) || has(v))
 			if want && !slices.Contains(got, v) {
 				t.Fatalf("Present dropped %q (texts %q %q): %q", v, text1, text2, got)
 			}
