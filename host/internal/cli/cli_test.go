@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/demo"
 	"github.com/ctxhook/ctxhook/host/internal/hookproto"
 	"github.com/ctxhook/ctxhook/host/internal/hooksecret"
+	"github.com/ctxhook/ctxhook/host/internal/ownsecrets"
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 	"github.com/ctxhook/ctxhook/host/store"
 	"github.com/ctxhook/ctxhook/internal/bigpayload"
@@ -900,9 +902,17 @@ func TestPurgeState(t *testing.T) {
 	if code != 0 || docs() != 1 || !strings.Contains(out, "session state") {
 		t.Fatalf("purge --session: %d, %d documents left\n%s%s", code, docs(), out, errs)
 	}
+	if err := ownsecrets.Note(p.StateDir(), `{"tokens":{"wf":"purged-session-token-01"}}`); err != nil {
+		t.Fatal(err)
+	}
 	out, errs, code = e.run(t, nil, "purge", "--all")
 	if code != 0 || docs() != 0 {
 		t.Fatalf("purge --all: %d, %d documents left\n%s%s", code, docs(), out, errs)
+	}
+	// The record of own values outlives the purge: a token a model read
+	// stays redacted.
+	if got := ownsecrets.RecordValues(p.StateDir()); !slices.Contains(got, "purged-session-token-01") {
+		t.Errorf("purge --all took a token out of the record: %q", got)
 	}
 }
 

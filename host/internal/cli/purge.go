@@ -87,7 +87,10 @@ func runPurge(ctx context.Context, env Env, args []string) int {
 // purgeState deletes the session documents (relay tokens, nudge counters)
 // a purge covers: they hold the last token each relayed server issued,
 // which must not outlive the events purged with them. A server's tokens
-// sit inside its sessions' documents, so --server alone keeps them.
+// sit inside its sessions' documents, so --server alone keeps them. The
+// record of own values (ownsecrets.RecordName) is kept: a model may have
+// read a purged session's token, and it must stay redacted from what
+// ctxhook captures later.
 func purgeState(env Env, f store.PurgeFilter) (int, error) {
 	p, err := resolvePaths(env)
 	if err != nil {

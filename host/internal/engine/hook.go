@@ -261,8 +261,7 @@ func requestTexts(req abi.HandleRequest) []string {
 
 // ownSecrets are the values ctxhook holds that the plugin must redact
 // wherever they appear (ownsecrets): a long-lived engine keeps them
-// cached; a hook process reads the newest session documents
-// (ownsecrets.Hook).
+// cached; a hook process reads the record of own values.
 func (e *Engine) ownSecrets(call Request) []string {
 	if e.sink.longLived() {
 		return ownsecrets.Shared(e.Paths.StateDir()).Values(e.Paths, call.getenv, e.Getenv)
@@ -296,10 +295,13 @@ func (e *Engine) apply(res *Result, call Request, sd state.Dir, unlock func(), e
 			if unlock == nil {
 				continue
 			}
+			// The record first: a token is never in a document before it
+			// is among the values to redact.
+			if err := ownsecrets.Note(e.Paths.StateDir(), eff.Value); err != nil {
+				res.Warnings = append(res.Warnings, err.Error())
+			}
 			if err := sd.Write(eff.Key, eff.Value); err != nil {
 				res.Warnings = append(res.Warnings, err.Error())
-			} else if e.sink.longLived() {
-				ownsecrets.Shared(e.Paths.StateDir()).Wrote(sd.File(eff.Key), eff.Value)
 			}
 		case abi.OpStoreEvent:
 			if eff.Event != nil {

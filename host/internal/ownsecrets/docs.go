@@ -29,32 +29,21 @@ type doc struct {
 	cur, retired []string
 }
 
-// Gather is every value Fixed gives and the relay tokens of the session
-// documents in the state directory, within b: a hook process passes
-// Hook, `ctxhook index` Index.
+// Gather is every value Fixed gives and the relay tokens of the record
+// of own values (RecordValues), newest first, within b.
 func Gather(p paths.Paths, b Bounds, envs ...func(string) string) []string {
-	var c Cache
-	c.scan(p.StateDir(), b.Docs)
-	return bound(slices.Concat(Fixed(p, envs...), c.tokens()), b.Bytes)
+	vals, _ := recordValues(p.StateDir())
+	return bound(slices.Concat(Fixed(p, envs...), vals), b.Bytes)
 }
 
-// Cache keeps the tokens of the session documents of one state directory
-// across the calls of a long-lived host (the daemon, the proxy, ctxhook
-// mcp), reading a document again only when its size or time changed.
-// The directory is listed again only when its own time changed since the
-// host last listed it or wrote a document itself (Wrote): the host's own
-// writes, the common case, cost no listing.
+// Cache keeps what Gather gives across the calls of a long-lived host
+// (the daemon, the proxy, ctxhook mcp), computing it again only when the
+// record, the hook secret's file, the config or the store URLs the
+// environment gives changed.
 type Cache struct {
 	mu    sync.Mutex
-	dir   string
-	stamp time.Time
-	docs  map[string]doc // by file name
-	// vals is the last answer, good while no document changed (dirty)
-	// and fixed still names the hook secret's and config's stamps and
-	// the store URLs the environment gave.
 	vals  []string
-	fixed string
-	dirty bool
+	stamp string
 }
 
 var shared struct {
@@ -77,17 +66,14 @@ func Shared(dir string) *Cache {
 	return c
 }
 
-// Values is what Gather gives, from the cache.
+// Values is what Gather gives with Kept, from the cache.
 func (c *Cache) Values(p paths.Paths, envs ...func(string) string) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	dir := p.StateDir()
-	if fi, err := os.Stat(dir); err != nil || c.dir != dir || !fi.ModTime().Equal(c.stamp) {
-		c.scan(dir, Kept.Docs)
-	}
-	fixed := fixedStamp(p, envs)
-	if c.vals == nil || c.dirty || fixed != c.fixed {
-		c.vals, c.fixed, c.dirty = bound(slices.Concat(Fixed(p, envs...), c.tokens()), Kept.Bytes), fixed, false
+	rec, recStamp := recordValues(p.StateDir())
+	stamp := fixedStamp(p, envs) + "\x00" + recStamp
+	if c.vals == nil || stamp != c.stamp || recStamp == "" {
+		c.vals, c.stamp = bound(slices.Concat(Fixed(p, envs...), rec), Kept.Bytes), stamp
 	}
 	return c.vals
 }
@@ -111,41 +97,19 @@ func fixedStamp(p paths.Paths, envs []func(string) string) string {
 	return b.String()
 }
 
-// Wrote tells the cache that this host wrote the document at path with
-// value: the cache takes its tokens and the directory's new time without
-// listing it. A document another process wrote meanwhile is seen at its
-// next write.
-func (c *Cache) Wrote(path, value string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs == nil || filepath.Dir(path) != c.dir {
-		return
-	}
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return
-	}
-	cur, retired := docTokens([]byte(value))
-	c.docs[filepath.Base(path)] = doc{fi.ModTime(), fi.Size(), cur, retired}
-	c.dirty = true
-	if di, err := os.Stat(c.dir); err == nil {
-		c.stamp = di.ModTime()
-	}
+// docScan is the tokens of session documents as scan and tokens read
+// them: the record's seed, and what a hook falls back to when the
+// record is refused.
+type docScan struct {
+	dir  string
+	docs map[string]doc // by file name
 }
 
-// scan lists dir and reads the newest n documents that changed since
-// they were last read. Only regular files are read (a link or a FIFO is
+// scan lists dir and reads the newest n documents. Only regular files are read (a link or a FIFO is
 // passed over).
-func (c *Cache) scan(dir string, n int) {
-	if di, err := os.Stat(dir); err == nil {
-		c.stamp = di.ModTime()
-	}
+func (c *docScan) scan(dir string, n int) {
 	ents, err := os.ReadDir(dir)
-	old := c.docs
-	if c.dir != dir {
-		old = nil
-	}
-	c.dir, c.docs, c.dirty = dir, map[string]doc{}, true
+	c.dir, c.docs = dir, map[string]doc{}
 	if err != nil {
 		return
 	}
@@ -164,10 +128,6 @@ func (c *Cache) scan(dir string, n int) {
 	}
 	slices.SortFunc(es, func(a, b entry) int { return b.fi.ModTime().Compare(a.fi.ModTime()) })
 	for _, e := range es[:min(len(es), n)] {
-		if d, ok := old[e.name]; ok && d.mod.Equal(e.fi.ModTime()) && d.size == e.fi.Size() {
-			c.docs[e.name] = d
-			continue
-		}
 		cur, retired := readTokens(filepath.Join(dir, e.name))
 		c.docs[e.name] = doc{e.fi.ModTime(), e.fi.Size(), cur, retired}
 	}
@@ -175,7 +135,7 @@ func (c *Cache) scan(dir string, n int) {
 
 // tokens are the cached documents' tokens: the current ones of every
 // document, newest document first, then the retired ones.
-func (c *Cache) tokens() []string {
+func (c *docScan) tokens() []string {
 	type named struct {
 		name string
 		d    doc

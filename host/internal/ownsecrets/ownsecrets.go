@@ -13,10 +13,12 @@
 // treats as sensitive (Environ), the way it hands over the caller's own
 // secret variables.
 //
-// Reading every session document costs too much for a hook (100 ms and
-// more for 600 documents of a busy relay user), so a long-lived host
-// keeps a Cache that reads a document again only when it changed, and a
-// hook process reads the newest few (Gather).
+// The relay tokens come from the record of own values (record.go), one
+// small file every write of a session document adds to: reading every
+// session document cost a hook 100 ms and more for 600 documents of a
+// busy relay user, and the newest few could be outnumbered by planted
+// ones. A long-lived host keeps a Cache that computes the values again
+// only when the record or the files Fixed reads changed.
 package ownsecrets
 
 import (
@@ -31,25 +33,27 @@ import (
 	"github.com/ctxhook/ctxhook/host/internal/paths"
 )
 
-// Bounds limit what is read and handed to the plugin: every value is
-// sent with every hook and read by the guest. Newer documents come
-// first, and every document's current tokens before any retired one;
-// past the bounds a token is redacted only by the session it belongs to.
+// Bounds limit what is handed to the plugin: Present looks for every
+// value in every request. The record's newer values come first; past
+// the bounds a token is redacted only by the session it belongs to.
 type Bounds struct {
-	Docs  int // the newest session documents read
 	Bytes int // the values' total size
 }
 
 var (
-	// Hook bounds a hook process, which reads the documents on each call
-	// (64 documents of a busy relay user: about 2 ms, with 3-5 ms to list
-	// 600 of them).
-	Hook = Bounds{Docs: 64, Bytes: 64 << 10}
-	// Kept bounds a long-lived host's Cache, which reads a document once.
-	Kept = Bounds{Docs: 512, Bytes: 64 << 10}
-	// Index bounds `ctxhook index`, one run of many plugin calls.
-	Index = Bounds{Docs: 512, Bytes: 4 << 20}
+	// Hook bounds a hook process.
+	Hook = Bounds{Bytes: 64 << 10}
+	// Kept bounds a long-lived host's Cache.
+	Kept = Bounds{Bytes: 64 << 10}
+	// Index bounds `ctxhook index`, one run of many plugin calls: the
+	// whole record.
+	Index = Bounds{Bytes: 4 << 20}
 )
+
+// fallbackDocs is how many of the newest session documents a host reads
+// when the record is refused (64 documents of a busy relay user: about
+// 2 ms, with 3-5 ms to list 600 of them).
+const fallbackDocs = 64
 
 const (
 	maxValues = 4096
