@@ -32,9 +32,10 @@ func busyHome(b *testing.B) (env, paths.Paths) {
 	return e, p
 }
 
-func bashRead(text string) []byte {
+// bashRead is a PostToolUse payload of a Bash command that printed text.
+func bashRead(tb testing.TB, command, text string) []byte {
 	b, _ := json.Marshal(map[string]any{"session_id": "bench", "hook_event_name": "PostToolUse", "cwd": "/proj",
-		"tool_name": "Bash", "tool_use_id": "toolu_bench", "tool_input": map[string]string{"command": "cat notes.txt"},
+		"tool_name": "Bash", "tool_use_id": "toolu_bench", "tool_input": map[string]string{"command": command},
 		"tool_response": map[string]any{"stdout": text, "stderr": "", "interrupted": false, "isImage": false}})
 	return b
 }
@@ -52,7 +53,7 @@ func BenchmarkOwnGather(b *testing.B) {
 // BenchmarkOwnHookInProcess: a whole hook as a hook process runs it.
 func BenchmarkOwnHookInProcess(b *testing.B) {
 	e, _ := busyHome(b)
-	in := bashRead(strings.Repeat("some output tok-0001-abcdefgh\n", 200))
+	in := bashRead(b, "cat notes.txt", strings.Repeat("some output tok-0001-abcdefgh\n", 200))
 	t := &testing.T{}
 	runHook(t, e, "PostToolUse", in)
 	b.ResetTimer()
@@ -70,7 +71,7 @@ func BenchmarkOwnHookWarm(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer eng.Close(ctx)
-	in := bashRead(strings.Repeat("some output tok-0001-abcdefgh\n", 200))
+	in := bashRead(b, "cat notes.txt", strings.Repeat("some output tok-0001-abcdefgh\n", 200))
 	eng.Do(ctx, "", "claude-code", "PostToolUse", in)
 	b.ResetTimer()
 	for range b.N {

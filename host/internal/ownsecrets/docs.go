@@ -78,11 +78,12 @@ func (c *Cache) Values(p paths.Paths, envs ...func(string) string) []string {
 	return c.vals
 }
 
-// fixedStamp names what Fixed reads: the hook secret's and the config's
-// files by size and time, and the store URLs of envs.
+// fixedStamp names what Fixed reads: the hook secret's, the config's
+// and the password file's files by size and time, and the store URLs of
+// envs.
 func fixedStamp(p paths.Paths, envs []func(string) string) string {
 	var b strings.Builder
-	for _, f := range []string{hooksecret.Path(p.Data), p.Config} {
+	for _, f := range []string{hooksecret.Path(p.Data), p.Config, pgpassPath(firstEnv(envs))} {
 		if fi, err := os.Stat(f); err == nil {
 			fmt.Fprintf(&b, "%d/%d;", fi.Size(), fi.ModTime().UnixNano())
 		} else {
@@ -91,7 +92,7 @@ func fixedStamp(p paths.Paths, envs []func(string) string) string {
 	}
 	for _, getenv := range envs {
 		if getenv != nil {
-			b.WriteString(getenv(config.EnvStoreURL) + "\x00")
+			b.WriteString(getenv(config.EnvStoreURL) + "\x00" + getenv("PGPASSFILE") + "\x00")
 		}
 	}
 	return b.String()

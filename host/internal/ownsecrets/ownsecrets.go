@@ -255,25 +255,41 @@ func hookSecret(p paths.Paths) string {
 
 // storePasswords are the passwords of the store URLs of the config file
 // and of the environment, as written and percent-decoded: a URL's
-// user information, and its password parameter.
+// user information, its password parameter, and the entry of the
+// password file libpq would read for it (pgpassValues).
 func storePasswords(configPath string, envs []func(string) string) []string {
-	var urls []string
+	type storeURL struct {
+		raw    string
+		getenv func(string) string
+	}
+	var urls []storeURL
 	if s, err := config.LoadStore(configPath, func(string) string { return "" }); err == nil && s.URL != "" {
-		urls = append(urls, s.URL)
+		urls = append(urls, storeURL{s.URL, firstEnv(envs)})
 	}
 	for _, getenv := range envs {
 		if getenv == nil {
 			continue
 		}
 		if u := getenv(config.EnvStoreURL); u != "" {
-			urls = append(urls, u)
+			urls = append(urls, storeURL{u, getenv})
 		}
 	}
 	var out []string
-	for _, raw := range urls {
-		out = append(out, URLPasswords(raw)...)
+	for _, u := range urls {
+		out = append(out, URLPasswords(u.raw)...)
+		out = append(out, pgpassValues(u.raw, u.getenv)...)
 	}
 	return out
+}
+
+// firstEnv is the first of envs that is set, else the process's own.
+func firstEnv(envs []func(string) string) func(string) string {
+	for _, getenv := range envs {
+		if getenv != nil {
+			return getenv
+		}
+	}
+	return os.Getenv
 }
 
 // URLPasswords returns the passwords raw, a URL, carries, decoded and as
