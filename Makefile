@@ -165,6 +165,15 @@ e2e: ## real-client end-to-end tests: install pinned clients (network), then run
 # finding writes its failing input under testdata/fuzz and fails at once;
 # a worker that died without one is run once more.
 FUZZ_TARGETS = \
+	./host/internal/ownsecrets:FuzzDocTokens \
+	./host/internal/ownsecrets:FuzzParseRecord \
+	./host/internal/ownsecrets:FuzzPgpassLookup \
+	./host/internal/ownsecrets:FuzzPresent \
+	./host/internal/ownsecrets:FuzzURLPasswords \
+	./internal/threatmodel:FuzzGrantees \
+	./internal/threatmodel:FuzzJSStrip \
+	./plugin/internal/redact:FuzzNamedValues \
+	./plugin/internal/redact:FuzzPercentDecode \
 	./plugin/internal/claude:FuzzParse \
 	./plugin/internal/gemini:FuzzParse \
 	./plugin/internal/cursor:FuzzParse \
