@@ -370,13 +370,28 @@ func SQLEntries(files []Source) ([]Entry, error) {
 	return dedup(out), nil
 }
 
+// asciiUpper upper-cases the ASCII letters of s and nothing else.
+func asciiUpper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
 // grantees splits a grant's "TO" list: each role, with " WITH GRANT
 // OPTION" (or ADMIN) kept on every one, since it widens each; an empty
 // list is one the code appends at run time ("").
 func grantees(list string) []string {
 	list = strings.Join(strings.Fields(list), " ")
 	with := ""
-	if i := strings.Index(strings.ToUpper(list), " WITH "); i >= 0 || strings.HasPrefix(strings.ToUpper(list), "WITH ") {
+	// An ASCII upper-case copy keeps every byte where it was, so its
+	// offsets hold in list (strings.ToUpper turns invalid UTF-8 into
+	// three-byte replacement characters).
+	upper := asciiUpper(list)
+	if i := strings.Index(upper, " WITH "); i >= 0 || strings.HasPrefix(upper, "WITH ") {
 		if i < 0 {
 			i = 0
 		}
