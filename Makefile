@@ -172,8 +172,6 @@ FUZZ_TARGETS = \
 	./host/internal/ownsecrets:FuzzURLPasswords \
 	./internal/threatmodel:FuzzGrantees \
 	./internal/threatmodel:FuzzJSStrip \
-	./plugin/internal/redact:FuzzNamedValues \
-	./plugin/internal/redact:FuzzPercentDecode \
 	./plugin/internal/claude:FuzzParse \
 	./plugin/internal/gemini:FuzzParse \
 	./plugin/internal/cursor:FuzzParse \

@@ -14,7 +14,7 @@ func codeAssigned(w string, a, z int) bool {
 		return false
 	}
 	if q := w[a-1]; q == '"' || q == '\'' {
-		return placeholder(strings.TrimRight(w[a:z], "\"'"))
+		return false
 	}
 	if z < len(w) && (w[z] == '[' || w[z] == '(') {
 		return true // indexed or called: auth[2], creds(...)
@@ -25,15 +25,12 @@ func codeAssigned(w string, a, z int) bool {
 		"await", "new", "yield", "lambda", "function", "self", "this", "not", "typeof":
 		return true
 	}
-	if v == "" || placeholder(v) {
+	if v == "" {
 		return true
 	}
 	switch v[0] {
 	case '$', '{', '<', '%': // $VAR, ${VAR}, {{ .Password }}, <password>, %(password)s
 		return true
-	}
-	if namedAfterKey(w, a, v) {
-		return true // password: password, token = authToken
 	}
 	if i := strings.IndexByte(v, '('); i > 0 && identPath(v[:i]) {
 		return true // a call: os.getcwd(), getpass.getpass(prompt
@@ -58,26 +55,4 @@ func identPath(v string) bool {
 		}
 	}
 	return true
-}
-
-// namedAfterKey: the value is an identifier (letters and '_' only) that
-// holds its key's credential word: code passing a variable on
-// (password: password, token = authToken, apiKey: apiKey), not a
-// password someone typed.
-func namedAfterKey(w string, a int, v string) bool {
-	for i := 0; i < len(v); i++ {
-		if !isLetter(v[i]) && v[i] != '_' {
-			return false
-		}
-	}
-	key, _ := keyBefore(w, a)
-	words := keyWords(key)
-	noun := words[len(words)-1]
-	lv := strings.ToLower(v)
-	for _, root := range []string{"password", "passwd", "passphrase", "pwd", "pass", "secret", "token", "key", "credential"} {
-		if strings.HasSuffix(noun, root) && strings.Contains(lv, root) {
-			return true
-		}
-	}
-	return false
 }

@@ -71,7 +71,7 @@ func genericKeyed(w string, a, z int) bool {
 // credentialValue: v, under key (prev the word before a one-word key),
 // is a credential by the rules above.
 func credentialValue(key, prev, v string) bool {
-	if key == "" || codeValue(v, key) || placeholder(v) || wordsOnly(v) {
+	if key == "" || codeValue(v, key) {
 		return false
 	}
 	words := keyWords(key)
@@ -209,7 +209,7 @@ func modifierWord(w string) bool {
 func bookkeeping(w string) bool {
 	switch w {
 	case "page", "continuation", "next", "cursor", "pagination", "sync", "resume", "cache", "idempotency", "dedup",
-		"sort", "partition", "public", "pub", "row", "object", "lookup", "routing", "shard", "foreign", "primary", "blob",
+		"sort", "partition", "public", "pub", "row", "object", "lookup", "routing", "shard", "foreign", "primary",
 		"nextpage", "pagetoken", "nextpagetoken", "continuationtoken", "synctoken", "cachekey", "idempotencykey",
 		"publickey", "sortkey", "partitionkey", "primarykey", "foreignkey", "objectkey", "rowkey":
 		return true

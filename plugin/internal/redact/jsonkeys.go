@@ -253,7 +253,7 @@ func (j *jsonScan) key(c, L int) {
 	}
 	vs := e + b + 1
 	ve, closed := stringEnd(j.s, vs, b, j.edits)
-	if ve > vs && !j.isMarker(vs, ve) && !versionRange(j.s[vs:ve]) && !standsFor(name, j.s[vs:ve]) {
+	if ve > vs && !j.isMarker(vs, ve) {
 		j.out = append(j.out, edit{start: vs, end: ve, repl: Marker})
 		j.n++
 	}
@@ -387,38 +387,4 @@ func jsonKeys(s string) (string, int) {
 	t.edits = j.out
 	t.reindex()
 	return t.String(), j.n
-}
-
-// versionRange: a package manager's version range (^9.0.2, ~1.2.0,
-// >=2.1 <3): the value of a dependency whose name ends in a sensitive
-// word (jsonwebtoken, csrf-token) in a manifest, never a secret. Only a
-// range with its operator counts: a bare 1.2.3 under "password" may be
-// one.
-func versionRange(v string) bool {
-	if v == "" || strings.IndexByte("^~<>=", v[0]) < 0 {
-		return false
-	}
-	digit := false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		digit = digit || isDigit(c)
-		if !isDigit(c) && strings.IndexByte("^~<>=.x* |-", c) < 0 {
-			return false
-		}
-	}
-	return digit
-}
-
-// standsFor: a JSON value under a secret's name that stands for one
-// rather than holds it: a placeholder or a reference (placeholder), or
-// the Fetch API's credentials mode ("credentials": "include").
-func standsFor(name, v string) bool {
-	if placeholder(v) {
-		return true
-	}
-	switch v {
-	case "include", "omit", "same-origin":
-		return hasFoldSuffix(name, "credentials")
-	}
-	return false
 }

@@ -29,11 +29,6 @@ type pass struct {
 	cur   int // the rule at work; near and inRepl only go to later ones
 	// replAnchors caches the anchors found in each repl.
 	replAnchors map[string][]hit
-	// marks are the input offsets of markLits, found by scan (scanned).
-	marks   []hit
-	scanned bool
-	// depth: how many times the text was decoded (percent.go).
-	depth int
 }
 
 // hit is an anchor of n bytes at p.
@@ -80,7 +75,6 @@ func mergeEdits(a, b []edit) []edit {
 // sensitive JSON keys, on the text the known values left.
 func (p *pass) scan() {
 	s := p.t.in
-	p.scanned = true
 	j := jsonScan{s: s, edits: p.t.edits}
 	sc := theScanner()
 	an := sc.anchors
@@ -90,9 +84,6 @@ func (p *pass) scan() {
 			j.word(i, x.n)
 		} else if x.esc {
 			j.escape(i)
-		}
-		if x.mark {
-			p.marks = append(p.marks, hit{i, x.n})
 		}
 		for _, r := range x.rules {
 			if rules[r].accepts(s, i, x.n) {
@@ -509,20 +500,7 @@ func (p *pass) unnamed() {
 	if noUnnamed {
 		return
 	}
-	s := p.t.String()
-	var marks []int
-	if p.scanned {
-		// The marks the scan found on the input, where the text still
-		// holds them (no marker holds one, nor meets one).
-		for _, m := range p.marks {
-			if !p.t.overlaps(m.p, m.p+m.n) {
-				marks = append(marks, p.t.vpos(m.p))
-			}
-		}
-	} else {
-		marks = markIndex(s)
-	}
-	changes := shapes(s, marks, p.depth)
+	changes := unnamed(p.t.String())
 	p.n += len(changes)
 	p.t.apply(changes)
 }

@@ -114,14 +114,10 @@ func TestUnnamedRealText(t *testing.T) {
 	}
 }
 
-// keyMaterial: an armoured private key or PuTTY's private lines (Go's
-// crypto tests hold dozens, labelled TESTING KEY), or a redaction by gitleaks' generic rule or the shape
+// keyMaterial: a redaction by gitleaks' generic rule or the shape
 // stage's credential kind of hex or base64 of 32 bytes or more, under a
 // name holding secret or key.
 func keyMaterial(f string, sp Span) bool {
-	if sp.Repl == "[REDACTED:"+kindPrivate+"]" {
-		return true
-	}
 	if sp.Repl != "[REDACTED:generic-api-key]" && sp.Repl != "[REDACTED:"+kindCredential+"]" {
 		return false
 	}
@@ -134,19 +130,19 @@ func keyMaterial(f string, sp Span) bool {
 	return strings.Contains(k, "secret") || strings.Contains(k, "key")
 }
 
-// testVector: the edit took a private key's block or lines, a user and password pair in base64
-// (a credential by its decoding), an Authorization header's credentials, or a value of hex digits under a name that ends in secret or is key.
+func isBase64(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; !isAlnum(c) && c != '+' && c != '/' && c != '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// testVector: the edit took a value of hex digits under a name that
+// ends in secret or is key.
 func testVector(f string, e edit) bool {
 	v := f[e.start:e.end]
-	if e.repl == "[REDACTED:"+kindPrivate+"]" {
-		return true // a private key's armoured block or PuTTY lines
-	}
-	if e.repl == "[REDACTED:"+kindCredential+"]" && basicPair(v) {
-		return true // a user and password pair in base64 (Authorization: Basic, AUTH PLAIN)
-	}
-	if w := wordsBefore(f, e.start); len(w) > 1 && ((w[0] == "basic" || w[0] == "bearer") && w[1] == "authorization" || w[0] == "plain" && w[1] == "auth") {
-		return true // an Authorization header's or SMTP AUTH PLAIN's credentials, well formed or not
-	}
 	if !isHex(v) || e.repl != "[REDACTED:"+kindCredential+"]" {
 		return false
 	}
@@ -154,6 +150,6 @@ func testVector(f string, e edit) bool {
 	if len(w) == 0 {
 		return false
 	}
-	k := strings.TrimSuffix(strings.ToLower(w[0]), "hex")
-	return strings.HasSuffix(k, "secret") || strings.HasSuffix(k, "key") && !strings.Contains(k, "public")
+	k := strings.ToLower(w[0])
+	return strings.HasSuffix(k, "secret") || k == "key"
 }

@@ -879,40 +879,20 @@ func (ru *rule) secretSpan(w string, mt []int) (a, z int, ok bool) {
 // entropy is the Shannon entropy of s's bytes, in bits, as gitleaks
 // computes it.
 func entropy(s string) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	// H = log2(n) - sum(c*log2(c))/n, with c*log2(c) from a table for
-	// the counts short values have: the rules and the shape stage ask it
-	// of most token runs, and a logarithm per distinct byte dominated.
-	var counts [256]int32
+	var counts [256]int
 	for i := 0; i < len(s); i++ {
 		counts[s[i]]++
 	}
-	var sum float64
-	for i := 0; i < len(s); i++ {
-		c := counts[s[i]]
-		if c == 0 {
-			continue
-		}
-		counts[s[i]] = 0
-		if int(c) < len(clog2) {
-			sum += clog2[c]
-		} else {
-			sum += float64(c) * math.Log2(float64(c))
-		}
-	}
+	var e float64
 	n := float64(len(s))
-	return math.Log2(n) - sum/n
-}
-
-// clog2[c] is c*log2(c).
-var clog2 = func() (t [257]float64) {
-	for c := 1; c < len(t); c++ {
-		t[c] = float64(c) * math.Log2(float64(c))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			e -= p * math.Log2(p)
+		}
 	}
-	return
-}()
+	return e
+}
 
 // widen reports whether a window of width w must grow: a match touches its
 // end (the secret may go on), or a private key's END line lies beyond it.

@@ -17,9 +17,6 @@ type anchor struct {
 	// json: a sensitive word, which may end a JSON key; esc: `\u`, a JSON
 	// escape, which may be part of one.
 	json, esc bool
-	// mark: a literal the shape stage looks at (markLits: armour
-	// headers, PuTTY's private fields).
-	mark bool
 }
 
 // The scanner reads each byte once and keeps the last four, folded
@@ -218,9 +215,6 @@ func buildAnchors() []anchor {
 		get(w).json = true
 	}
 	get(`\u`).esc = true
-	for _, m := range markLits {
-		get(m).mark = true
-	}
 	return out
 }
 

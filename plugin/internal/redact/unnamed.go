@@ -48,7 +48,15 @@ var runByte = func() (t [256]bool) {
 
 // unnamed returns the changes (sorted, disjoint, as replacements of s's
 // bytes) for the credentials in s no rule named.
-func unnamed(s string) []edit { return shapes(s, markIndex(s), 0) }
+func unnamed(s string) []edit {
+	var out []edit
+	tokenRuns(s, func(a, b int) {
+		if e, ok := judgeRun(s, a, b); ok {
+			out = append(out, e)
+		}
+	})
+	return out
+}
 
 // tokenRuns calls f for every run of runByte bytes in s, as long as it
 // can be (s[a-1] and s[b] are not runByte), of at least minToken bytes,
@@ -82,10 +90,7 @@ func tokenRuns(s string, f func(a, b int)) {
 
 // judgeRun decides on the token run s[a:b]: a key=value inside it (a
 // URL parameter, an env line) or a value after the words before it.
-//
-// rnd says whether the trimmed run reads as random (randomish), which
-// the caller has asked already.
-func judgeRun(s string, a, b int, rnd bool) (edit, bool) {
+func judgeRun(s string, a, b int) (edit, bool) {
 	// A value glued to its key: name=value, the name a key's bytes.
 	if k := strings.IndexByte(s[a:b], '='); k > 0 && isKeyName(s[a:a+k]) && b-(a+k+1) >= 8 {
 		v0, v1 := trimValue(s, a+k+1, b)
@@ -95,10 +100,10 @@ func judgeRun(s string, a, b int, rnd bool) (edit, bool) {
 		if a > 0 && s[a-1] == '\\' && len(key) > 5 && key[:5] == "u0026" {
 			key, param = key[5:], true
 		}
-		return judgeValue(s, v0, v1, key, param, false, randomish(s[v0:v1], minToken))
+		return judgeValue(s, v0, v1, key, param, false)
 	}
 	v0, v1 := trimValue(s, a, b)
-	return judgeValue(s, v0, v1, "", false, true, rnd)
+	return judgeValue(s, v0, v1, "", false, true)
 }
 
 // trimValue drops what ends a sentence or a URL from a value: trailing
@@ -114,7 +119,7 @@ func trimValue(s string, a, b int) (int, int) {
 // by '='; param: a URL parameter's name) or, with prose, after the words
 // before it. The tests that need no words come first and cost no
 // allocation: most runs end there.
-func judgeValue(s string, a, b int, key string, param, prose, rnd bool) (edit, bool) {
+func judgeValue(s string, a, b int, key string, param, prose bool) (edit, bool) {
 	v := s[a:b]
 	if len(v) < 8 {
 		return edit{}, false
@@ -126,7 +131,7 @@ func judgeValue(s string, a, b int, key string, param, prose, rnd bool) (edit, b
 		return edit{}, false
 	}
 	pref := prefixedToken(v)
-	if !pref && !rnd {
+	if !pref && !randomish(v, minToken) {
 		return edit{}, false
 	}
 	var words []string
@@ -146,9 +151,6 @@ func judgeValue(s string, a, b int, key string, param, prose, rnd bool) (edit, b
 	}
 	if pref {
 		return edit{a, b, "[REDACTED:" + kindPrefixed + "]"}, true
-	}
-	if prose && len(words) > 1 && bookkeeping(words[1]) {
-		return edit{}, false // "public key: age1...", "cache key ..."
 	}
 	if credentialKey(lk, last) || credentialPhrase(words) || usingBefore(words) && strongRandom(v) {
 		return edit{a, b, "[REDACTED:" + kindCredential + "]"}, true
@@ -205,7 +207,7 @@ func lastWord(lk string) string {
 // digest or a position, not a credential.
 func identifierWord(w string) bool {
 	switch w {
-	case "id", "ids", "uuid", "guid", "sha", "sha1", "sha224", "sha256", "sha384", "sha512", "md5", "h1", "hash", "digest", "checksum", "etag",
+	case "id", "ids", "uuid", "guid", "sha", "sha1", "sha256", "sha512", "md5", "hash", "digest", "checksum", "etag",
 		"commit", "trace", "span", "ref", "rev", "revision", "version", "cursor", "build", "run", "job", "number",
 		"name", "path", "url", "uri", "file", "filename", "fingerprint", "integrity", "thumbprint", "request", "req",
 		"ticket", "issue", "key_id", "keyid", "nonce", "idempotency", "image", "layer", "container", "session":
@@ -320,14 +322,13 @@ func wordsBefore(s string, a int) []string {
 // credentialPhrase: the words before a value name a credential and lead
 // to it: "token", "the API key is", "password was", "credential: ".
 func credentialPhrase(words []string) bool {
-	for i, w := range words {
+	for _, w := range words {
 		last := lastWord(w)
 		if identifierWord(last) {
 			return false
 		}
 		if credentialKey(w, last) {
-			// "public key: age1...", "cache key ...": a qualifier before it.
-			return i+1 >= len(words) || !bookkeeping(words[i+1])
+			return true
 		}
 		if !linkWord(w) {
 			return false
@@ -359,7 +360,7 @@ func usingBefore(words []string) bool {
 // needs a body of 32 bytes at least; a prefix of two segments or more
 // (Doppler's dp.st., sb_secret_, tskey-auth-) needs 20.
 func prefixedToken(v string) bool {
-	if hostLed(v) || len(v) >= 36 && isUUID(v[len(v)-36:]) || slugID(v) {
+	if hostLed(v) || len(v) >= 36 && isUUID(v[len(v)-36:]) {
 		return false
 	}
 	i, segs := 0, 0
@@ -530,33 +531,19 @@ func allLower(s string) bool {
 // randomish: a value after a credential word: min bytes or more, not a
 // UUID or a path, and random (hex of 16 or more, or entropy with digits
 // or both cases).
-func randomish(v string, min int) bool { return randomishStats(v, min, statsOf(v)) }
-
-// randomishStats is randomish with v's stats counted already. The tests
-// on the stats come first: they settle most runs (names, paths) before
-// the costlier shapes are looked at.
-func randomishStats(v string, min int, st charStats) bool {
-	if len(v) < min || st.n < min*3/4 || st.other*4 > st.n {
+func randomish(v string, min int) bool {
+	if len(v) < min || isUUID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v) || publicKeyDER(v) {
 		return false
 	}
-	hex := st.hexOnly()
-	if hex {
+	st := statsOf(v)
+	if st.n < min*3/4 || st.other*4 > st.n {
+		return false
+	}
+	if st.hexOnly() {
 		// A number (1.5E+10) is not hex: random hex is a third letters.
-		if st.digit == 0 || st.hexLetters*8 < st.n {
-			return false
-		}
-	} else if !(st.digit > 0 || st.lower > 1 && st.upper > 1) || st.wordy() {
-		return false
+		return st.digit > 0 && st.hexLetters*8 >= st.n && entropy(v) >= 2.8
 	}
-	// Letters and digits alone (a hash, a token) hold none of the
-	// separators that make a UUID, a slug, a path or a file's name.
-	if st.other > 0 && (isUUID(v) || slugID(v) || v[0] == '/' || v[0] == '.' || v[0] == '~' || strings.Contains(v, "//") || fileName(v) || dottedName(v)) || publicKeyDER(v) {
-		return false
-	}
-	if hex {
-		return entropy(v) >= 2.8
-	}
-	return entropy(v) >= 3.3 && !wordlike(v) && !sequence(v)
+	return (st.digit > 0 || st.lower > 1 && st.upper > 1) && !st.wordy() && entropy(v) >= 3.3 && !wordlike(v) && !sequence(v)
 }
 
 // strongRandom: a bare token that is random beyond doubt: 32 bytes or
