@@ -35,13 +35,18 @@ func WatchdogHelper(args []string, getenv func(string) string, stderr io.Writer)
 	switch {
 	case err != nil || pid <= 0:
 		fmt.Fprintf(stderr, "ctxhook: ignoring %s=%q: not a pid\n", EnvWatchdogParent, v)
-	case pid != os.Getppid() || len(args) != 1 || args[0] != HelperArg:
+	case len(args) != 1 || args[0] != HelperArg || parentKnown() && pid != os.Getppid():
 		fmt.Fprintf(stderr, "ctxhook: ignoring %s: this process was not started as the watchdog helper\n", EnvWatchdogParent)
 	default:
 		return pid, true
 	}
 	return 0, false
 }
+
+// parentKnown says whether os.Getppid names the parent. Wine's Windows
+// reports none (0): there the argument alone marks the helper, as it is
+// what a stray environment variable cannot supply.
+func parentKnown() bool { return os.Getppid() > 0 }
 
 // ServeWatchdog is the helper's side, on systems without a kernel timer that
 // signals a process (timer_create is Linux's; see ArmWatchdog): a small process
